@@ -1,0 +1,196 @@
+package llm
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// toFloat converts a number (any Go numeric type, json.Number, or a numeric
+// string) to float64. Booleans are not numbers.
+func toFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case float32:
+		return float64(v), true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	case int16:
+		return float64(v), true
+	case int8:
+		return float64(v), true
+	case uint:
+		return float64(v), true
+	case uint64:
+		return float64(v), true
+	case uint32:
+		return float64(v), true
+	case uint16:
+		return float64(v), true
+	case uint8:
+		return float64(v), true
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// toInt converts an integer (any Go integer type, a float with an integral
+// value, json.Number, or a numeric string) to int64.
+func toInt(v any) (int64, bool) {
+	switch v := v.(type) {
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int8:
+		return int64(v), true
+	case uint:
+		return int64(v), v <= math.MaxInt64
+	case uint64:
+		return int64(v), v <= math.MaxInt64
+	case uint32:
+		return int64(v), true
+	case uint16:
+		return int64(v), true
+	case uint8:
+		return int64(v), true
+	case float64:
+		return floatToInt(v)
+	case float32:
+		return floatToInt(float64(v))
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return n, true
+		}
+		f, err := v.Float64()
+		if err != nil {
+			return 0, false
+		}
+		return floatToInt(f)
+	case string:
+		s := strings.TrimSpace(v)
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n, true
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+func floatToInt(f float64) (int64, bool) {
+	if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// canonical converts a value to the canonical JSON data forms (int64,
+// float64, []any, map[string]any), copying containers.
+func canonical(v any) any {
+	switch v := v.(type) {
+	case nil, bool, int64, float64, string:
+		return v
+	case int:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case int16:
+		return int64(v)
+	case int8:
+		return int64(v)
+	case uint32:
+		return int64(v)
+	case uint16:
+		return int64(v)
+	case uint8:
+		return int64(v)
+	case uint:
+		if v <= math.MaxInt64 {
+			return int64(v)
+		}
+		return float64(v)
+	case uint64:
+		if v <= math.MaxInt64 {
+			return int64(v)
+		}
+		return float64(v)
+	case float32:
+		return float64(v)
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return n
+		}
+		if f, err := v.Float64(); err == nil {
+			return f
+		}
+		return string(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = canonical(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = e
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = canonical(e)
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = e
+		}
+		return out
+	}
+	return canonicalReflect(v)
+}
+
+// canonicalReflect converts other slices and string-keyed maps ([]float32,
+// map[string]int, ...); anything else is returned as it is.
+func canonicalReflect(v any) any {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+			return v // bytes stay bytes
+		}
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = canonical(rv.Index(i).Interface())
+		}
+		return out
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			return v
+		}
+		out := make(map[string]any, rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			out[it.Key().String()] = canonical(it.Value().Interface())
+		}
+		return out
+	}
+	return v
+}
