@@ -1,0 +1,137 @@
+package cel
+
+import (
+	"fmt"
+	"sync"
+
+	celgo "cel.dev/cel-go/cel"
+	celenv "cel.dev/cel-go/common/env"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
+	"cel.dev/cel-go/ext"
+)
+
+// Root variable names a flow expression can read.
+const (
+	RootState   = "state"
+	RootOutputs = "outputs"
+	RootItem    = "item"
+)
+
+// interruptEvery is how many comprehension steps run between two looks at a
+// cancellable context.
+const interruptEvery = 64
+
+// Env is the CEL environment of a flow definition. It compiles expressions and
+// templates once per source text and caches them for its lifetime, so create
+// one per definition (or share one across definitions that live together).
+// It is safe for concurrent use.
+type Env struct {
+	env       *celgo.Env
+	progOpts  []celgo.ProgramOption
+	programs  sync.Map // normalised source -> *Program
+	templates sync.Map // template text -> *Template
+}
+
+// NewEnv returns an environment with cel-go's standard library, the ext
+// string functions and two-variable comprehensions, and the variables state,
+// outputs and item declared as dyn.
+//
+// size(null) is 0, as in celpy, the CEL implementation CrewAI uses.
+func NewEnv() (*Env, error) {
+	env, err := celgo.NewCustomEnv(
+		celgo.StdLib(celgo.StdLibSubset(
+			celenv.NewLibrarySubset().AddExcludedFunctions(&celenv.Function{Name: "size"}),
+		)),
+		sizeFunction(),
+		ext.Strings(),
+		ext.TwoVarComprehensions(),
+		celgo.Variable(RootState, celgo.DynType),
+		celgo.Variable(RootOutputs, celgo.DynType),
+		celgo.Variable(RootItem, celgo.DynType),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("cel: building the CEL environment: %w", err)
+	}
+	return &Env{
+		env: env,
+		progOpts: []celgo.ProgramOption{
+			celgo.EvalOptions(celgo.OptOptimize),
+			celgo.InterruptCheckFrequency(interruptEvery),
+		},
+	}, nil
+}
+
+// sizeFunction declares size() like the standard library does and adds
+// size(null) == 0, a celpy behaviour flows may rely on.
+func sizeFunction() celgo.EnvOption {
+	listOfA := celgo.ListType(celgo.TypeParamType("A"))
+	mapOfAB := celgo.MapType(celgo.TypeParamType("A"), celgo.TypeParamType("B"))
+	return celgo.Function("size",
+		celgo.Overload("size_bytes", []*celgo.Type{celgo.BytesType}, celgo.IntType),
+		celgo.MemberOverload("bytes_size", []*celgo.Type{celgo.BytesType}, celgo.IntType),
+		celgo.Overload("size_list", []*celgo.Type{listOfA}, celgo.IntType),
+		celgo.MemberOverload("list_size", []*celgo.Type{listOfA}, celgo.IntType),
+		celgo.Overload("size_map", []*celgo.Type{mapOfAB}, celgo.IntType),
+		celgo.MemberOverload("map_size", []*celgo.Type{mapOfAB}, celgo.IntType),
+		celgo.Overload("size_string", []*celgo.Type{celgo.StringType}, celgo.IntType),
+		celgo.MemberOverload("string_size", []*celgo.Type{celgo.StringType}, celgo.IntType),
+		celgo.Overload("size_null", []*celgo.Type{celgo.NullType}, celgo.IntType),
+		celgo.SingletonUnaryBinding(func(v ref.Val) ref.Val {
+			switch x := v.(type) {
+			case types.Null:
+				return types.IntZero
+			case traits.Sizer:
+				return x.Size()
+			}
+			return types.MaybeNoSuchOverloadErr(v)
+		}),
+	)
+}
+
+// Compile compiles a full-CEL field such as expression.expr, each.in or a
+// step's if. As CrewAI does, it strips the text, removes a `${...}` wrapper
+// around the whole text and strips again. The result is cached: the same text
+// compiles once. Errors are *CompileError.
+func (e *Env) Compile(expr string) (*Program, error) {
+	src, off := unwrapExpr(expr)
+	if src == "" {
+		_, lead := pyStrip(expr)
+		return nil, &CompileError{Code: CodeEmpty, Message: "empty CEL expression", Offset: lead}
+	}
+	p, err := e.compileSource(src)
+	if err != nil {
+		err.Offset += off
+		return nil, err
+	}
+	return p, nil
+}
+
+// compileSource compiles src as is (already stripped), through the cache.
+func (e *Env) compileSource(src string) (*Program, *CompileError) {
+	if p, ok := e.programs.Load(src); ok {
+		return p.(*Program), nil
+	}
+	parsed, iss := e.env.Parse(src)
+	if iss != nil && iss.Err() != nil {
+		return nil, invalidError(src, iss)
+	}
+	// A type-checked AST evaluates faster (no namespace guessing for state.x).
+	// Checking can reject what celpy runs (1 + 1.0 fails only at run time
+	// there), so an expression that does not check runs unchecked.
+	ast := parsed
+	if checked, ciss := e.env.Check(parsed); ciss == nil || ciss.Err() == nil {
+		ast = checked
+	}
+	prg, err := e.env.Program(ast, e.progOpts...)
+	if err != nil && ast != parsed {
+		prg, err = e.env.Program(parsed, e.progOpts...)
+	}
+	if err != nil {
+		return nil, &CompileError{Code: CodeInvalid, Expr: src, Message: invalidText("", src, err.Error())}
+	}
+	p := &Program{expr: src, prg: prg, loops: hasComprehension(parsed.NativeRep().Expr())}
+	actual, _ := e.programs.LoadOrStore(src, p)
+	return actual.(*Program), nil
+}

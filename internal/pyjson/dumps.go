@@ -1,0 +1,192 @@
+// Package pyjson writes JSON data the way Python's json.dumps(v, ensure_ascii=False)
+// does with its default separators, and writes Python repr() text.
+//
+// CrewAI renders non-string template values with json.dumps and quotes names in
+// its messages with repr(), so Troupe needs both spellings byte for byte:
+// ", " and ": " separators, "3.0" and "1e+20" for floats, NaN and Infinity,
+// and non-ASCII text kept as is. Go maps have no order, so map keys are
+// written sorted.
+package pyjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+)
+
+// Dumps returns the text Python's json.dumps(v, ensure_ascii=False) produces for
+// the JSON data v.
+//
+// v is nil, bool, int64, float64, string, []any or map[string]any, nested;
+// int, int32, float32, []string, map[string]string, json.Number and other
+// numeric, slice and string-keyed map types are accepted too. Values of any
+// other type are written through encoding/json and then re-read, so they get
+// the same spacing.
+func Dumps(v any) string {
+	var buf [64]byte
+	return string(AppendDumps(buf[:0], v))
+}
+
+// AppendDumps appends the text of Dumps(v) to dst and returns the extended buffer.
+func AppendDumps(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		return appendBool(dst, x, "true", "false")
+	case string:
+		return AppendString(dst, x)
+	case int64:
+		return strconv.AppendInt(dst, x, 10)
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10)
+	case int32:
+		return strconv.AppendInt(dst, int64(x), 10)
+	case float64:
+		return AppendFloat(dst, x)
+	case float32:
+		return AppendFloat(dst, float64(x))
+	case json.Number:
+		return appendNumber(dst, x)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = AppendDumps(dst, e)
+		}
+		return append(dst, ']')
+	case []string:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = AppendString(dst, e)
+		}
+		return append(dst, ']')
+	case map[string]any:
+		dst = append(dst, '{')
+		for i, k := range sortedKeys(x) {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = AppendString(dst, k)
+			dst = append(dst, ": "...)
+			dst = AppendDumps(dst, x[k])
+		}
+		return append(dst, '}')
+	case map[string]string:
+		dst = append(dst, '{')
+		for i, k := range sortedKeys(x) {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = AppendString(dst, k)
+			dst = append(dst, ": "...)
+			dst = AppendString(dst, x[k])
+		}
+		return append(dst, '}')
+	}
+	return appendReflect(dst, v, AppendDumps)
+}
+
+// appendNumber writes a json.Number as the int or float Python would have read.
+func appendNumber(dst []byte, n json.Number) []byte {
+	if i, err := n.Int64(); err == nil {
+		return strconv.AppendInt(dst, i, 10)
+	}
+	if f, err := n.Float64(); err == nil {
+		return AppendFloat(dst, f)
+	}
+	return AppendString(dst, string(n))
+}
+
+func appendBool(dst []byte, b bool, t, f string) []byte {
+	if b {
+		return append(dst, t...)
+	}
+	return append(dst, f...)
+}
+
+// appendReflect handles the types the fast paths above do not name: other
+// numeric kinds, slices, arrays, string-keyed maps and pointers. Anything else
+// (structs, for example) goes through encoding/json and is re-read as JSON data.
+func appendReflect(dst []byte, v any, elem func([]byte, any) []byte) []byte {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Bool:
+		return elem(dst, rv.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(dst, rv.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.AppendUint(dst, rv.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return elem(dst, rv.Float())
+	case reflect.String:
+		return elem(dst, rv.String())
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			return elem(dst, nil)
+		}
+		return elem(dst, rv.Elem().Interface())
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
+			break // []byte: encoding/json writes base64 text
+		}
+		items := make([]any, rv.Len())
+		for i := range items {
+			items[i] = rv.Index(i).Interface()
+		}
+		return elem(dst, items)
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			break
+		}
+		m := make(map[string]any, rv.Len())
+		it := rv.MapRange()
+		for it.Next() {
+			m[it.Key().String()] = it.Value().Interface()
+		}
+		return elem(dst, m)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return elem(dst, nil)
+	}
+	var decoded any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&decoded); err != nil {
+		return elem(dst, nil)
+	}
+	return elem(dst, decoded)
+}
+
+// sortedKeys returns the keys of m in ascending byte order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// AppendFloat appends f as Python's json.dumps writes a float: repr() digits,
+// with NaN, Infinity and -Infinity for the non-finite values.
+func AppendFloat(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	}
+	return appendFloatRepr(dst, f)
+}
