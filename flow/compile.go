@@ -1,0 +1,245 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// program is a definition compiled for one engine: resolved actions,
+// compiled CEL, and the trigger graph indexed by event.
+type program struct {
+	def      *Definition
+	methods  []*cmethod
+	byName   map[string]int
+	starts   []int // run at kickoff
+	routers  map[string][]int
+	plain    map[string][]int
+	condRuns map[string][]int // conditional starts by event
+	maxCalls int
+	state    *stateInit
+	nSeen    int // leaves of all conditions
+}
+
+// execFn runs an action with its scope.
+type execFn func(ctx context.Context, r *run, sc *scope, trigger any) (any, error)
+
+type cmethod struct {
+	idx    int
+	name   string
+	m      *Method
+	run    execFn
+	router bool
+	start  bool
+	// cond is the listen condition (or the start condition of a
+	// conditional start) with leaves numbered for the seen sets.
+	cond    *ccond
+	nLeaves int
+	// orMulti marks a plain listener whose condition is a top-level or of
+	// several branches: it fires once per cycle.
+	orMulti bool
+	// racers are the or-alternatives that are methods feeding only this
+	// listener; when several run in one batch they race.
+	racers map[int]bool
+	// emit holds the declared outcomes of a router.
+	emit []string
+	// scope is the method's own scope, shared by all its runs.
+	scope *scope
+	// seenAt is the offset of this method's leaves in the run's seen set.
+	seenAt int
+}
+
+// ccond is a condition with numbered leaves.
+type ccond struct {
+	op    string
+	leaf  int
+	event string
+	items []*ccond
+}
+
+func compileCond(c *Condition, n *int) *ccond {
+	if c.Op == "" {
+		cc := &ccond{leaf: *n, event: c.Event}
+		*n++
+		return cc
+	}
+	cc := &ccond{op: c.Op}
+	for _, it := range c.Items {
+		cc.items = append(cc.items, compileCond(it, n))
+	}
+	return cc
+}
+
+func (c *ccond) met(seen []bool) bool {
+	switch c.op {
+	case "":
+		return seen[c.leaf]
+	case "and":
+		for _, it := range c.items {
+			if !it.met(seen) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, it := range c.items {
+		if it.met(seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// mark records event in seen and reports whether the condition uses it.
+func (c *ccond) mark(event string, seen []bool) bool {
+	if c.op == "" {
+		if c.event == event {
+			seen[c.leaf] = true
+			return true
+		}
+		return false
+	}
+	used := false
+	for _, it := range c.items {
+		if it.mark(event, seen) {
+			used = true
+		}
+	}
+	return used
+}
+
+func (e *Engine) compile(def *Definition) (*program, error) {
+	if e.envErr != nil {
+		return nil, e.envErr
+	}
+	p := &program{
+		def:      def,
+		byName:   map[string]int{},
+		routers:  map[string][]int{},
+		plain:    map[string][]int{},
+		condRuns: map[string][]int{},
+		maxCalls: def.Config.MaxMethodCalls,
+	}
+	if p.maxCalls == 0 {
+		p.maxCalls = DefaultMaxMethodCalls
+	}
+	var problems []MethodProblem
+	scriptsDisabled := false
+	anyAlways := false
+	for i, m := range def.Methods {
+		cm := &cmethod{idx: i, name: m.Name, m: m, router: m.IsRouter(), start: m.IsStart(), emit: m.Events(),
+			scope: &scope{method: m.Name}}
+		p.methods = append(p.methods, cm)
+		p.byName[m.Name] = i
+		anyAlways = anyAlways || m.Start.Always
+		run, err := e.compileAction(def, m.Name, m.Do)
+		switch {
+		case errors.Is(err, ErrScriptsDisabled):
+			scriptsDisabled = true
+		case err != nil:
+			problems = append(problems, MethodProblem{Method: m.Name, Err: err})
+		}
+		cm.run = run
+	}
+	if scriptsDisabled {
+		return nil, ErrScriptsDisabled
+	}
+	if len(problems) > 0 {
+		return nil, &BuildError{Flow: def.Name, Problems: problems}
+	}
+	for _, cm := range p.methods {
+		m := cm.m
+		var cond *Condition
+		switch {
+		case m.Start.Always:
+			p.starts = append(p.starts, cm.idx)
+		case m.Start.When != nil:
+			cond = m.Start.When
+			if !anyAlways {
+				p.starts = append(p.starts, cm.idx)
+			}
+		default:
+			cond = m.Listen
+		}
+		if cond == nil {
+			continue
+		}
+		cm.cond = compileCond(cond, &cm.nLeaves)
+		cm.seenAt = p.nSeen
+		p.nSeen += cm.nLeaves
+		cm.orMulti = !cm.start && !cm.router && cond.Op == "or" && len(cond.Items) > 1
+		index := p.plain
+		switch {
+		case cm.start:
+			index = p.condRuns
+		case cm.router:
+			index = p.routers
+		}
+		for _, ev := range uniq(cond.Leaves()) {
+			index[ev] = append(index[ev], cm.idx)
+		}
+	}
+	p.findRacers()
+	st, err := compileState(def, e.states)
+	if err != nil {
+		return nil, err
+	}
+	p.state = st
+	return p, nil
+}
+
+// findRacers marks, for each or-listener, the alternatives that are methods
+// whose completion feeds nothing else.
+func (p *program) findRacers() {
+	for _, cm := range p.methods {
+		if !cm.orMulti {
+			continue
+		}
+		for _, it := range cm.m.Listen.Items {
+			if it.Op != "" {
+				continue
+			}
+			alt, ok := p.byName[it.Event]
+			if !ok {
+				continue
+			}
+			feeds := len(p.plain[it.Event]) + len(p.routers[it.Event]) + len(p.condRuns[it.Event])
+			if feeds == 1 {
+				if cm.racers == nil {
+					cm.racers = map[int]bool{}
+				}
+				cm.racers[alt] = true
+			}
+		}
+	}
+}
+
+func uniq(s []string) []string {
+	seen := make(map[string]bool, len(s))
+	out := s[:0:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// refFormat applies CrewAI's ref format rule: module:qualname.
+func refFormat(ref string) error {
+	mod, qual, ok := strings.Cut(ref, ":")
+	if !ok || mod == "" || qual == "" || strings.Contains(ref, "<") {
+		return fmt.Errorf("invalid do ref '%s'; expected 'module:qualname'", ref)
+	}
+	return nil
+}
+
+// checkRef explains why a code ref has no handler.
+func checkRef(ref string) error {
+	if err := refFormat(ref); err != nil {
+		return err
+	}
+	return fmt.Errorf("unresolvable do ref '%s' (no handler is registered under it; use flow.WithCode(%q, fn))", ref, ref)
+}

@@ -1,0 +1,74 @@
+package flow
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MethodError is a failure of one method; Run returns it wrapped around the
+// cause.
+type MethodError struct {
+	Flow   string
+	Method string
+	Err    error
+}
+
+func (e *MethodError) Error() string {
+	return fmt.Sprintf("flow %s: method %q failed: %v", e.Flow, e.Method, e.Err)
+}
+
+func (e *MethodError) Unwrap() error { return e.Err }
+
+// BuildError lists the methods whose actions cannot be resolved on an
+// engine: unregistered refs, malformed refs, missing tools.
+type BuildError struct {
+	Flow     string
+	Problems []MethodProblem
+}
+
+// MethodProblem is one unresolvable action.
+type MethodProblem struct {
+	Method string
+	Err    error
+}
+
+func (e *BuildError) Error() string {
+	s := fmt.Sprintf("flow: Cannot build flow '%s' from its definition; methods with unresolvable actions: ", e.Flow)
+	for i, p := range e.Problems {
+		if i > 0 {
+			s += "; "
+		}
+		s += p.Method + ": " + p.Err.Error()
+	}
+	return s
+}
+
+// ErrScriptsDisabled is returned when a definition has script actions and
+// the engine does not allow them.
+var ErrScriptsDisabled = errors.New("flow: Flow script execution is disabled by default. Set CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION=1 to enable it only for trusted flow definitions (or use flow.WithScripts(true), troupe run --allow-scripts).")
+
+// ErrLoop reports a listener called more than config.max_method_calls times.
+var ErrLoop = errors.New("flow: too many calls")
+
+// loopError is CrewAI's RecursionError text.
+type loopError struct {
+	method string
+	max    int
+}
+
+func (e *loopError) Error() string {
+	return fmt.Sprintf("Method '%s' has been called %d times in this flow execution, which indicates an infinite loop. This commonly happens when a @listen label matches the method's own name.", e.method, e.max)
+}
+
+func (e *loopError) Is(target error) bool { return target == ErrLoop }
+
+// InputError reports kickoff inputs that do not fit the state schema.
+type InputError struct {
+	Err error
+}
+
+func (e *InputError) Error() string {
+	return "flow: Invalid inputs for structured state: " + e.Err.Error()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }

@@ -1,0 +1,64 @@
+package flow
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/troupe-dev/troupe/llm"
+)
+
+// EventKind names what happened. The names follow CrewAI's event names.
+type EventKind string
+
+// Event kinds.
+const (
+	FlowStarted    EventKind = "flow_started"
+	FlowFinished   EventKind = "flow_finished"
+	FlowFailed     EventKind = "flow_failed"
+	FlowPaused     EventKind = "flow_paused"
+	MethodStarted  EventKind = "method_execution_started"
+	MethodFinished EventKind = "method_execution_finished"
+	MethodFailed   EventKind = "method_execution_failed"
+	MethodPaused   EventKind = "method_execution_paused"
+	AgentStarted   EventKind = "agent_execution_started"
+	AgentFinished  EventKind = "agent_execution_completed"
+	AgentFailed    EventKind = "agent_execution_error"
+	LLMStarted     EventKind = "llm_call_started"
+	LLMFinished    EventKind = "llm_call_completed"
+	LLMFailed      EventKind = "llm_call_failed"
+	LLMStream      EventKind = "llm_stream_chunk"
+	ToolStarted    EventKind = "tool_usage_started"
+	ToolFinished   EventKind = "tool_usage_finished"
+	ToolFailed     EventKind = "tool_usage_error"
+)
+
+// An Event is one step of a run. Events of a run are numbered in order and
+// point at their parent (a method's events at the flow's start, an LLM
+// call's at its method's start), so they map onto trace spans.
+type Event struct {
+	Seq    int64
+	Parent int64
+	Kind   EventKind
+	RunID  string
+	Flow   string
+	Method string
+	Time   time.Time
+	// Duration is set on finished and failed events.
+	Duration time.Duration
+	// Inputs is set on flow_started.
+	Inputs map[string]any
+	// Output is set on method and flow finished events.
+	Output any
+	// Err is set on failed events.
+	Err error
+	// Agent, Model, Tool, Arguments, Text and Usage describe agent, LLM and
+	// tool events.
+	Agent     string
+	Model     string
+	Tool      string
+	Arguments json.RawMessage
+	Text      string
+	Usage     llm.Usage
+	// Result is set on flow_finished.
+	Result *Result
+}

@@ -1,0 +1,31 @@
+package flow
+
+import "context"
+
+// Handler is the Go body of a code method: a function registered under a
+// ref (Engine.Code, WithCode) or set directly on a method built in Go.
+//
+// It returns the method's output, which listeners receive and CEL reads as
+// outputs.<method>. Returning an error fails the method and the run.
+type Handler func(ctx context.Context, in *Input) (any, error)
+
+// Input is what a Handler receives. It is valid only during the call: the
+// engine reuses it afterwards, so a Handler must not keep it (copy the
+// fields it needs instead).
+type Input struct {
+	// Method is the name of the running method; inside an each step it is
+	// the outer method's name.
+	Method string
+	// Args holds the rendered with arguments; nil when the action has none.
+	Args map[string]any
+	// Trigger is the output that triggered the method: the completed
+	// method's output, or a router's result for an outcome. Nil for starts.
+	Trigger any
+	// Item is the current item inside an each step, else nil.
+	Item any
+	// State is the run's state, safe for concurrent use.
+	State *State
+}
+
+// Arg returns the with argument key, or nil.
+func (in *Input) Arg(key string) any { return in.Args[key] }

@@ -1,0 +1,148 @@
+package flow
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
+
+// normalize turns a Go value into JSON data (nil, bool, int64, float64,
+// string, []any, map[string]any) so CEL reads every output the same way.
+// Values that already are JSON data are returned as they are, without a
+// copy; other types go through encoding/json.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, string:
+		return v
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint:
+		if x <= math.MaxInt64 {
+			return int64(x)
+		}
+		return float64(x)
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x)
+		}
+		return float64(x)
+	case float32:
+		return float64(x)
+	case []any:
+		if isData(x) {
+			return v
+		}
+		out := make([]any, len(x))
+		for i, it := range x {
+			out[i] = normalize(it)
+		}
+		return out
+	case map[string]any:
+		if isData(x) {
+			return v
+		}
+		out := make(map[string]any, len(x))
+		for k, it := range x {
+			out[k] = normalize(it)
+		}
+		return out
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]any, len(x))
+		for k, s := range x {
+			out[k] = s
+		}
+		return out
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	case error:
+		return x.Error()
+	case fmt.Stringer:
+		if _, isJSON := v.(json.Marshaler); !isJSON {
+			return x.String()
+		}
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if err := decodeJSON(raw, &out); err != nil {
+		return fmt.Sprint(v)
+	}
+	return out
+}
+
+// isData reports whether v holds only JSON data.
+func isData(v any) bool {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, string:
+		return true
+	case []any:
+		for _, it := range x {
+			if !isData(it) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, it := range x {
+			if !isData(it) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// decodeJSON decodes JSON into JSON data with int64 for integers.
+func decodeJSON(raw []byte, out *any) error {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	*out = fromNumbers(v)
+	return nil
+}
+
+func fromNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i, it := range x {
+			x[i] = fromNumbers(it)
+		}
+	case map[string]any:
+		for k, it := range x {
+			x[k] = fromNumbers(it)
+		}
+	}
+	return v
+}

@@ -1,0 +1,356 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// run is one execution of a program.
+type run struct {
+	p      *program
+	e      *Engine
+	id     string
+	cancel context.CancelCauseFunc
+
+	// mu guards the data CEL reads: state and outputs.
+	mu          sync.RWMutex
+	state       map[string]any
+	stateHandle State
+	outputs     map[string]any
+
+	// sched guards the scheduler's bookkeeping.
+	sched   sync.Mutex
+	seen    []bool // the leaves of every condition, at cmethod.seenAt
+	methods []methodState
+	trace   []string
+	last    any
+	failed  error
+
+	events *eventLog
+}
+
+func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any, sink func(Event)) (*Result, error) {
+	p, err := e.program(def)
+	if err != nil {
+		return nil, err
+	}
+	n := len(p.methods)
+	r := &run{
+		p: p, e: e,
+		outputs: make(map[string]any, n),
+		seen:    make([]bool, p.nSeen),
+		methods: make([]methodState, n),
+		trace:   make([]string, 0, n),
+	}
+	r.state, err = p.state.initial(inputs, e.logger, def.Name)
+	if err != nil {
+		return nil, err
+	}
+	r.id, _ = r.state["id"].(string)
+	r.stateHandle = State{mu: &r.mu, m: r.state}
+	if sink != nil {
+		r.events = &eventLog{sink: sink, run: r.id, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
+	}
+	ctx, r.cancel = context.WithCancelCause(ctx)
+	defer r.cancel(nil)
+
+	start := time.Now()
+	root := r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
+	r.logDebug(ctx, "flow started", "flow", def.Name, "run", r.id)
+	err = r.kickoff(ctx, root)
+	if err == nil {
+		err = context.Cause(ctx)
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil && r.failed == nil {
+			err = ctx.Err()
+		}
+	}
+	if err != nil && r.failed != nil {
+		err = r.failed
+	}
+	res := r.result()
+	if err != nil {
+		r.events.emit(Event{Kind: FlowFailed, Parent: root, Err: err, Duration: time.Since(start)})
+		r.logDebug(ctx, "flow failed", "flow", def.Name, "run", r.id, "error", err)
+		return nil, err
+	}
+	if !def.Config.DeferTraceFinalization {
+		r.events.emit(Event{Kind: FlowFinished, Parent: root, Output: res.Output, Result: res, Duration: time.Since(start)})
+	}
+	r.logDebug(ctx, "flow finished", "flow", def.Name, "run", r.id, "duration", time.Since(start))
+	return res, nil
+}
+
+// methodState is the scheduler's record of one method in a run.
+type methodState struct {
+	calls     int
+	fired     bool // an or-listener that fired this cycle
+	completed bool
+}
+
+// result hands the run's data over to the caller; every goroutine of the
+// run has returned by then, so nothing writes to it any more.
+func (r *run) result() *Result {
+	r.sched.Lock()
+	defer r.sched.Unlock()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return &Result{RunID: r.id, Output: r.last, Outputs: r.outputs, State: r.state, Trace: r.trace}
+}
+
+// kickoff runs the start methods concurrently, each with its chain.
+func (r *run) kickoff(ctx context.Context, parent int64) error {
+	starts := r.p.starts
+	if len(starts) == 1 {
+		return r.runStart(ctx, starts[0], parent)
+	}
+	return r.parallel(ctx, starts, func(ctx context.Context, i int) error {
+		return r.runStart(ctx, i, parent)
+	})
+}
+
+func (r *run) runStart(ctx context.Context, i int, parent int64) error {
+	cm := r.p.methods[i]
+	out, err := r.execute(ctx, cm, nil, parent, nil)
+	if err != nil {
+		return err
+	}
+	return r.afterStart(ctx, cm, out, parent)
+}
+
+// afterStart fires what a start method's completion triggers; a start
+// router also fires its outcome.
+func (r *run) afterStart(ctx context.Context, cm *cmethod, out any, parent int64) error {
+	if err := r.fire(ctx, cm.name, out, false, parent); err != nil {
+		return err
+	}
+	if !cm.router {
+		return nil
+	}
+	ev, ok, err := r.outcome(cm, out)
+	if err != nil || !ok {
+		return err
+	}
+	return r.fire(ctx, ev, out, true, parent)
+}
+
+// parallel runs fn for each method index concurrently and returns the
+// first error; a failure cancels the others through the run's context.
+func (r *run) parallel(ctx context.Context, idx []int, fn func(context.Context, int) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(idx))
+	for k, i := range idx {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(ctx, i); err != nil {
+				errs[k] = err
+				r.fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	return r.firstError(errs)
+}
+
+// fail records the run's first failure and cancels everything else.
+func (r *run) fail(err error) {
+	r.sched.Lock()
+	if r.failed == nil {
+		r.failed = err
+	}
+	r.sched.Unlock()
+	r.cancel(err)
+}
+
+func (r *run) firstError(errs []error) error {
+	r.sched.Lock()
+	defer r.sched.Unlock()
+	if r.failed != nil {
+		return r.failed
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type trigger struct {
+	event   string
+	payload any
+	outcome bool
+}
+
+// fire runs what event triggers: first the routers, one after another,
+// whose outcomes become new triggers; then, for the event and each
+// outcome, the plain listeners concurrently; then, for outcomes, the
+// conditional starts.
+func (r *run) fire(ctx context.Context, event string, payload any, isOutcome bool, parent int64) error {
+	var buf [2]trigger
+	triggers := append(buf[:0], trigger{event, payload, isOutcome})
+	cur, curPayload := event, payload
+	for cur != "" {
+		routers := r.triggered(cur, r.p.routers, false)
+		if len(routers) == 0 {
+			break
+		}
+		next := ""
+		for _, i := range routers {
+			cm := r.p.methods[i]
+			out, err := r.execute(ctx, cm, curPayload, parent, nil)
+			if err != nil {
+				return err
+			}
+			if err := r.fire(ctx, cm.name, out, false, parent); err != nil {
+				return err
+			}
+			ev, ok, err := r.outcome(cm, out)
+			if err != nil {
+				return err
+			}
+			next = ""
+			if ok {
+				triggers = append(triggers, trigger{ev, out, true})
+				next, curPayload = ev, out
+			}
+		}
+		cur = next
+	}
+	for _, t := range triggers {
+		if err := r.firePlain(ctx, t, parent); err != nil {
+			return err
+		}
+		if !t.outcome {
+			continue
+		}
+		for _, i := range r.triggered(t.event, r.p.condRuns, false) {
+			cm := r.p.methods[i]
+			out, err := r.execute(ctx, cm, nil, parent, nil)
+			if err != nil {
+				return err
+			}
+			if err := r.afterStart(ctx, cm, out, parent); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// firePlain runs the plain listeners one trigger satisfies.
+func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
+	ls := r.triggered(t.event, r.p.plain, t.outcome)
+	switch len(ls) {
+	case 0:
+		return nil
+	case 1:
+		return r.runListener(ctx, ls[0], t.payload, parent, nil)
+	}
+	races := r.races(ls)
+	return r.parallel(ctx, ls, func(ctx context.Context, i int) error {
+		rc := races[i]
+		if rc != nil {
+			ctx = rc.join(ctx, i)
+		}
+		err := r.runListener(ctx, i, t.payload, parent, rc)
+		if rc != nil && err != nil {
+			// A racer's failure is not the run's: the next one may win.
+			r.logDebug(ctx, "racing method failed", "method", r.p.methods[i].name, "error", err)
+			return nil
+		}
+		return err
+	})
+}
+
+func (r *run) runListener(ctx context.Context, i int, payload any, parent int64, rc *race) error {
+	cm := r.p.methods[i]
+	out, err := r.execute(ctx, cm, payload, parent, rc)
+	if err != nil {
+		if errors.Is(err, errLostRace) {
+			return nil
+		}
+		return err
+	}
+	return r.fire(ctx, cm.name, out, false, parent)
+}
+
+// triggered checks event against the listeners in index and returns, in
+// definition order, those whose condition it completes.
+func (r *run) triggered(event string, index map[string][]int, rearm bool) []int {
+	cands := index[event]
+	if len(cands) == 0 {
+		return nil
+	}
+	r.sched.Lock()
+	defer r.sched.Unlock()
+	var out []int
+	for k, i := range cands {
+		cm := r.p.methods[i]
+		ms := &r.methods[i]
+		if cm.orMulti {
+			if rearm {
+				ms.fired = false
+			}
+			if ms.fired {
+				continue
+			}
+		}
+		seen := r.seen[cm.seenAt : cm.seenAt+cm.nLeaves]
+		cm.cond.mark(event, seen)
+		if !cm.cond.met(seen) {
+			continue
+		}
+		clear(seen)
+		if ms.completed && !cm.start {
+			// A re-run of a completed listener starts a new cycle.
+			for j := range r.methods {
+				r.methods[j].fired = false
+			}
+		}
+		if cm.orMulti {
+			ms.fired = true
+		}
+		if len(cands) == 1 || out == nil && k == len(cands)-1 {
+			// The common single-listener case shares the index's slice.
+			return cands[k : k+1]
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// outcome turns a router's result into an event. Outcomes are trimmed and,
+// when the router declares emit, must be one of them (matched exactly,
+// else case-insensitively, and mapped to the declared spelling).
+func (r *run) outcome(cm *cmethod, out any) (string, bool, error) {
+	if out == nil {
+		return "", false, nil
+	}
+	ev := trimSpace(eventText(out))
+	if len(cm.emit) == 0 {
+		return ev, true, nil
+	}
+	for _, e := range cm.emit {
+		if e == ev {
+			return e, true, nil
+		}
+	}
+	for _, e := range cm.emit {
+		if equalFold(e, ev) {
+			return e, true, nil
+		}
+	}
+	err := &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: fmt.Errorf("router %q returned %q, which is not one of its emit values %v", cm.name, ev, cm.emit)}
+	return "", false, err
+}
+
+func (r *run) logDebug(ctx context.Context, msg string, args ...any) {
+	if r.e.logger.Enabled(ctx, slog.LevelDebug) {
+		r.e.logger.DebugContext(ctx, msg, args...)
+	}
+}

@@ -1,0 +1,66 @@
+package flow
+
+import (
+	"maps"
+	"sync"
+)
+
+// State is the mutable state of one run, shared by its methods. All methods
+// are safe for concurrent use.
+//
+// Values stored in State are treated as immutable: Get returns them as
+// stored, so change a nested map or list by storing a new one with Set or
+// Update rather than editing it in place.
+type State struct {
+	mu *sync.RWMutex
+	m  map[string]any
+}
+
+// Get returns the value of key and whether it is set.
+func (s *State) Get(key string) (any, bool) {
+	s.mu.RLock()
+	v, ok := s.m[key]
+	s.mu.RUnlock()
+	return v, ok
+}
+
+// Value returns the value of key, or nil.
+func (s *State) Value(key string) any {
+	v, _ := s.Get(key)
+	return v
+}
+
+// Set stores value under key.
+func (s *State) Set(key string, value any) {
+	s.mu.Lock()
+	s.m[key] = value
+	s.mu.Unlock()
+}
+
+// Delete removes key.
+func (s *State) Delete(key string) {
+	s.mu.Lock()
+	delete(s.m, key)
+	s.mu.Unlock()
+}
+
+// Update calls fn with the state map while holding the state's lock, for
+// changes that read and write several keys at once. fn must not keep m.
+func (s *State) Update(fn func(m map[string]any)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.m)
+}
+
+// ID returns the run's state id.
+func (s *State) ID() string {
+	id, _ := s.Value("id").(string)
+	return id
+}
+
+// Snapshot returns a shallow copy of the state.
+func (s *State) Snapshot() map[string]any {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return maps.Clone(s.m)
+}
