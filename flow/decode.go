@@ -21,6 +21,8 @@ type decoder struct {
 	// invalid holds the paths of values that were given but could not be
 	// decoded, so the validator does not report them as missing too.
 	invalid map[string]bool
+	// celJobs are the CEL checks queued by the validator (see runCEL).
+	celJobs []celJob
 }
 
 func newDecoder(source string, src []byte, root *node) *decoder {
@@ -76,28 +78,18 @@ const (
 // their canonical key with "alias=canonical"). It returns the values by
 // canonical key; with extraAllow, unknown keys are returned too.
 func (d *decoder) fields(path string, n *node, mode extraMode, known ...string) map[string]*node {
-	canon := make(map[string]string, len(known))
-	names := make([]string, 0, len(known))
-	for _, k := range known {
-		alias, target, ok := strings.Cut(k, "=")
-		if !ok {
-			target = alias
-			names = append(names, alias)
-		}
-		canon[alias] = target
-	}
 	out := make(map[string]*node, len(n.keys))
 	for i, k := range n.keys {
 		kp := join(path, k)
 		d.pos[kp] = n.keyPos[i]
 		v := n.vals[i]
-		d.mark(kp+"#value", v)
-		target, ok := canon[k]
+		target, ok := canonical(k, known)
 		if !ok && mode == extraAllow {
 			out[k] = v
 			continue
 		}
 		if !ok {
+			names := fieldNames(known)
 			hint := ""
 			if c := closest(k, names); c != "" {
 				hint = fmt.Sprintf(" Did you mean %q?", c)
@@ -116,6 +108,34 @@ func (d *decoder) fields(path string, n *node, mode extraMode, known ...string) 
 		out[target] = v
 	}
 	return out
+}
+
+// canonical finds key among known field specs ("name" or "alias=name") and
+// returns its canonical name. The lists are short: a scan beats a map.
+func canonical(key string, known []string) (string, bool) {
+	for _, k := range known {
+		if len(k) < len(key) || k[:len(key)] != key {
+			continue
+		}
+		if len(k) == len(key) {
+			return k, true
+		}
+		if k[len(key)] == '=' {
+			return k[len(key)+1:], true
+		}
+	}
+	return "", false
+}
+
+// fieldNames lists the canonical names of known field specs.
+func fieldNames(known []string) []string {
+	names := make([]string, 0, len(known))
+	for _, k := range known {
+		if !strings.Contains(k, "=") {
+			names = append(names, k)
+		}
+	}
+	return names
 }
 
 // isMap reports an error unless n is a mapping.

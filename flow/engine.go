@@ -9,6 +9,7 @@ import (
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
+	"github.com/troupe-dev/troupe/llm"
 )
 
 // An Engine runs definitions. It holds what a definition refers to by name
@@ -24,6 +25,8 @@ type Engine struct {
 	states    map[string]map[string]any
 	scripts   bool
 	python    string
+	llm       llm.LLM
+	models    llm.Resolver
 	logger    *slog.Logger
 	onEvent   func(Event)
 	env       *cel.Env

@@ -87,20 +87,13 @@ func ExampleGo() {
 	// flow: definition cannot be serialised: methods.count.do: the body is a Go function with no ref; set Action.Ref to the name it is registered under (WithCode) to serialise it
 }
 
-// Build reports every problem at once, with the loader's messages.
+// Build reports problems with the loader's messages; a built flow has no
+// file or line to point at.
 func ExampleBuilder_Build() {
 	_, err := flow.New("Broken").
-		Method("start", flow.Expr("ouputs.x")).Start().
-		Method("loop", flow.Expr("1")).ListenTo("loop").
+		Method("begin", flow.Expr("ouputs.x")).Start().
 		Build()
-	var diags flow.Diagnostics
-	if errors.As(err, &diags) {
-		for _, d := range diags {
-			fmt.Println(d.Severity, d.Path, d.Code)
-		}
-	}
+	fmt.Println(err)
 	// Output:
-	// error methods.start.do.expr cel_unknown_root
-	// error methods.loop.listen self_listen
-	// warning methods.loop unreachable
+	// flow: error: methods.begin.do.expr: unknown CEL root at methods.begin.do.expr: 'ouputs'; allowed roots: outputs, state. Reference flow data through one of those roots, for example state.field or outputs.step_name.
 }

@@ -39,6 +39,11 @@ func (r *run) render(ctx context.Context, t *cel.Value, sc *scope) (any, error) 
 	return out, err
 }
 
+// vars returns the CEL variables of sc; r.mu must be held.
+func (r *run) vars(sc *scope) *cel.Vars {
+	return &cel.Vars{State: r.state, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+}
+
 // outputsFor returns the outputs visible in sc; r.mu must be held.
 func (r *run) outputsFor(sc *scope) map[string]any {
 	if len(sc.local) == 0 {

@@ -301,6 +301,17 @@ type converter struct {
 	aliased int
 	inAlias int
 	dups    []dupKey
+	// slab hands out nodes from chunks, to allocate less often.
+	slab []node
+}
+
+func (c *converter) newNode(line, column int) *node {
+	if len(c.slab) == cap(c.slab) {
+		// Chunks grow with the document, so small ones stay small.
+		c.slab = make([]node, 0, min(max(2*cap(c.slab), 16), 512))
+	}
+	c.slab = append(c.slab, node{line: line, column: column})
+	return &c.slab[len(c.slab)-1]
 }
 
 func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
@@ -313,7 +324,7 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	if depth > 500 {
 		return nil, errors.New("document nests too deeply")
 	}
-	n := &node{line: y.Line, column: y.Column}
+	n := c.newNode(y.Line, y.Column)
 	switch y.Kind {
 	case yaml.AliasNode:
 		if y.Alias == nil {
@@ -345,10 +356,11 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 		return n, nil
 	case yaml.MappingNode:
 		n.kind = mapNode
+		m := newMapBuilder(n, len(y.Content)/2)
 		for i := 0; i+1 < len(y.Content); i += 2 {
 			k, v := y.Content[i], y.Content[i+1]
 			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-				if err := c.merge(n, v, depth); err != nil {
+				if err := c.merge(m, v, depth); err != nil {
 					return nil, err
 				}
 				continue
@@ -361,8 +373,9 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !n.set(keyText(key), key.pos(), val) {
-				c.dups = append(c.dups, dupKey{n, keyText(key), key.pos()})
+			text := keyText(key)
+			if !m.set(text, key.pos(), val) {
+				c.dups = append(c.dups, dupKey{n, text, key.pos()})
 			}
 		}
 		return n, nil
@@ -379,8 +392,9 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	return n, nil
 }
 
-// merge applies a YAML merge key (<<): keys already present win.
-func (c *converter) merge(n *node, v *yaml.Node, depth int) error {
+// merge applies a YAML merge key (<<) as PyYAML does: keys written in the
+// mapping win over merged ones, and earlier merge sources over later ones.
+func (c *converter) merge(m *mapBuilder, v *yaml.Node, depth int) error {
 	src, err := c.convert(v, depth+1)
 	if err != nil {
 		return err
@@ -394,29 +408,79 @@ func (c *converter) merge(n *node, v *yaml.Node, depth int) error {
 			return fmt.Errorf("line %d: a merge key (<<) needs a mapping", s.line)
 		}
 		for i, k := range s.keys {
-			if _, ok := n.get(k); !ok {
-				n.keys = append(n.keys, k)
-				n.keyPos = append(n.keyPos, s.keyPos[i])
-				n.vals = append(n.vals, s.vals[i])
+			if m.find(k) < 0 {
+				m.add(k, s.keyPos[i], s.vals[i], true)
 			}
 		}
 	}
 	return nil
 }
 
-// set stores v under key; it reports false when key was already there
-// (the new value replaces the old one at the first key's place).
-func (n *node) set(key string, p Pos, v *node) bool {
-	for i, k := range n.keys {
+// mapBuilder fills a mapping node, finding keys through an index once the
+// mapping is large (a flow may have thousands of methods).
+type mapBuilder struct {
+	n      *node
+	index  map[string]int
+	merged map[int]bool // entries that came from a merge key
+}
+
+func newMapBuilder(n *node, size int) *mapBuilder {
+	n.keys = make([]string, 0, size)
+	n.keyPos = make([]Pos, 0, size)
+	n.vals = make([]*node, 0, size)
+	m := &mapBuilder{n: n}
+	if size > 16 {
+		m.index = make(map[string]int, size)
+	}
+	return m
+}
+
+func (m *mapBuilder) find(key string) int {
+	if m.index != nil {
+		if i, ok := m.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range m.n.keys {
 		if k == key {
-			n.vals[i] = v
-			return false
+			return i
 		}
 	}
-	n.keys = append(n.keys, key)
-	n.keyPos = append(n.keyPos, p)
-	n.vals = append(n.vals, v)
-	return true
+	return -1
+}
+
+func (m *mapBuilder) add(key string, p Pos, v *node, merged bool) {
+	if m.index != nil {
+		m.index[key] = len(m.n.keys)
+	}
+	if merged {
+		if m.merged == nil {
+			m.merged = map[int]bool{}
+		}
+		m.merged[len(m.n.keys)] = true
+	}
+	m.n.keys = append(m.n.keys, key)
+	m.n.keyPos = append(m.n.keyPos, p)
+	m.n.vals = append(m.n.vals, v)
+}
+
+// set stores v under key; it reports false when key was already written
+// in the mapping (the new value replaces the old one at the first key's
+// place). Replacing a merged value is no duplicate.
+func (m *mapBuilder) set(key string, p Pos, v *node) bool {
+	i := m.find(key)
+	if i < 0 {
+		m.add(key, p, v, false)
+		return true
+	}
+	m.n.vals[i] = v
+	if m.merged[i] {
+		delete(m.merged, i)
+		m.n.keyPos[i] = p
+		return true
+	}
+	return false
 }
 
 // keyText renders a mapping key as Python would use it as a dict key once

@@ -72,6 +72,8 @@ func normalize(v any) any {
 			out[k] = s
 		}
 		return out
+	case interface{ Map() map[string]any }:
+		return x.Map()
 	case time.Time:
 		return x.Format(time.RFC3339Nano)
 	case error:

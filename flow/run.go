@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/troupe-dev/troupe/llm"
 )
 
 // run is one execution of a program.
@@ -29,6 +31,7 @@ type run struct {
 	trace   []string
 	last    any
 	failed  error
+	usage   llm.Usage
 
 	events *eventLog
 }
@@ -98,7 +101,7 @@ func (r *run) result() *Result {
 	defer r.sched.Unlock()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return &Result{RunID: r.id, Output: r.last, Outputs: r.outputs, State: r.state, Trace: r.trace}
+	return &Result{RunID: r.id, Output: r.last, Outputs: r.outputs, State: r.state, Trace: r.trace, Usage: r.usage}
 }
 
 // kickoff runs the start methods concurrently, each with its chain.

@@ -55,6 +55,7 @@ func (d *decoder) validate(def *Definition) {
 		}
 		d.checkAction(join(p, "do"), m.Do, false)
 	}
+	d.runCEL()
 	d.checkGraph(def)
 }
 

@@ -2,7 +2,10 @@ package flow
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/troupe-dev/troupe/cel"
@@ -13,20 +16,101 @@ var (
 	stepRoots = []string{"item", "outputs", "state"}
 )
 
-// checkExpr checks a full-CEL field.
+// checkExpr queues a full-CEL field for checking.
 func (d *decoder) checkExpr(path, expr string, roots []string) {
-	for _, p := range cel.CheckExpr(path, expr, roots) {
-		d.celProblem(path, p)
+	d.celJobs = append(d.celJobs, celJob{path: path, text: expr, roots: roots, full: true})
+}
+
+// checkTemplate queues a ${...} template string for checking.
+func (d *decoder) checkTemplate(path, s string, roots []string) {
+	if strings.Contains(s, "${") {
+		d.celJobs = append(d.celJobs, celJob{path: path, text: s, roots: roots})
 	}
 }
 
-// checkTemplate checks one ${...} template string.
-func (d *decoder) checkTemplate(path, s string, roots []string) {
-	if !strings.Contains(s, "${") {
+// celJob is one CEL field or template waiting to be checked.
+type celJob struct {
+	path, text string
+	roots      []string
+	full       bool // a full-CEL field, else a template
+}
+
+func (j celJob) check() []cel.Problem {
+	if j.full {
+		return cel.CheckExpr(j.path, j.text, j.roots)
+	}
+	return cel.CheckTemplate(j.path, j.text, j.roots)
+}
+
+// celKey identifies a check apart from its path: flows repeat expressions,
+// and a text that passes once passes everywhere with the same roots.
+type celKey struct {
+	text  string
+	roots *string
+	full  bool
+}
+
+// minParallelJobs is the number of distinct checks from which parsing CEL
+// is spread over the CPUs; parsing dominates the load time of large flows.
+const minParallelJobs = 64
+
+// runCEL checks the queued CEL fields and templates and reports their
+// problems. Each distinct text is parsed once, on several goroutines when
+// there are many.
+func (d *decoder) runCEL() {
+	jobs := d.celJobs
+	d.celJobs = nil
+	if len(jobs) == 0 {
 		return
 	}
-	for _, p := range cel.CheckTemplate(path, s, roots) {
-		d.celProblem(path, p)
+	first := make(map[celKey]int, len(jobs))
+	var unique []int // index in jobs of the first job of each key
+	slot := make([]int, len(jobs))
+	for i, j := range jobs {
+		k := celKey{j.text, &j.roots[0], j.full}
+		u, ok := first[k]
+		if !ok {
+			u = len(unique)
+			first[k] = u
+			unique = append(unique, i)
+		}
+		slot[i] = u
+	}
+	results := make([][]cel.Problem, len(unique))
+	workers := min(runtime.GOMAXPROCS(0), len(unique)/minParallelJobs+1)
+	if workers <= 1 {
+		for u, i := range unique {
+			results[u] = jobs[i].check()
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for {
+					u := int(next.Add(1)) - 1
+					if u >= len(unique) {
+						return
+					}
+					results[u] = jobs[unique[u]].check()
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for i, j := range jobs {
+		u := slot[i]
+		if len(results[u]) == 0 {
+			continue
+		}
+		problems := results[u]
+		if unique[u] != i {
+			// The messages name the path: check this copy on its own.
+			problems = j.check()
+		}
+		for _, p := range problems {
+			d.celProblem(j.path, p)
+		}
 	}
 }
 

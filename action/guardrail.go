@@ -1,0 +1,87 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// A Guardrail checks a task's output before the crew accepts it. It returns
+// nil to accept; an error rejects the output, and its message is fed back to
+// the agent, which tries again. A guardrail may change out (its Raw, say)
+// to accept a corrected output.
+type Guardrail func(ctx context.Context, out *TaskOutput) error
+
+// A GuardrailError reports a task whose output was still rejected after
+// every retry.
+type GuardrailError struct {
+	Task    string
+	Retries int
+	Last    string // the last rejection
+}
+
+// Error implements error; it carries CrewAI's wording.
+func (e *GuardrailError) Error() string {
+	return fmt.Sprintf("action: task %q failed guardrail validation after %d retries. Last error: %s", e.Task, e.Retries, e.Last)
+}
+
+// guardrailVerdict is the JSON Schema of a model guardrail's answer.
+var guardrailVerdict = map[string]any{
+	"type":     "object",
+	"required": []any{"valid"},
+	"properties": map[string]any{
+		"valid":    map[string]any{"type": "boolean", "description": "whether the result meets the requirement"},
+		"feedback": map[string]any{"type": []any{"string", "null"}, "description": "what is wrong, when it does not"},
+	},
+}
+
+// checkGuardrails runs t's guardrails on out and returns the rejection
+// message, or "" when out is accepted. An error means a guardrail could not
+// run at all.
+func (c *crewRun) checkGuardrails(ctx context.Context, t *TaskSpec, exec *AgentSpec, label string, out *TaskOutput, sink *usageSink) (string, error) {
+	if t.Guardrail == nil && t.GuardrailPrompt == "" {
+		return "", nil
+	}
+	start := time.Now()
+	c.em.emit(ctx, Event{Kind: EventGuardrailStarted, Agent: exec.Role, Task: label})
+	msg, err := c.guardrailMessage(ctx, t, exec, label, out, sink)
+	ev := Event{Kind: EventGuardrailCompleted, Agent: exec.Role, Task: label, Result: msg, Err: err, Duration: time.Since(start)}
+	if msg != "" && err == nil {
+		ev.Err = fmt.Errorf("rejected: %s", msg)
+	}
+	c.em.emit(ctx, ev)
+	return msg, err
+}
+
+func (c *crewRun) guardrailMessage(ctx context.Context, t *TaskSpec, exec *AgentSpec, label string, out *TaskOutput, sink *usageSink) (string, error) {
+	if t.Guardrail != nil {
+		if err := t.Guardrail(ctx, out); err != nil {
+			return err.Error(), nil
+		}
+	}
+	if t.GuardrailPrompt == "" {
+		return "", nil
+	}
+	model := t.GuardrailModel
+	if model == nil {
+		model = exec.Model
+	}
+	judge := &AgentSpec{Role: "Guardrail Agent", Goal: "Check whether a task result meets a requirement", Backstory: "You review work strictly and point out exactly what is wrong, without fixing it.", Model: model}
+	input := "Check whether this task result meets the requirement.\n\nTask result:\n" + out.Raw +
+		"\n\nRequirement:\n" + t.GuardrailPrompt +
+		"\n\nSet valid to true when it does. When it does not, set valid to false and say in feedback what is wrong; do not propose a corrected result."
+	v, err := runAgent(ctx, judge, AgentTask{Input: input, ResponseSchema: guardrailVerdict, Name: label}, c.em, c.stream, nil)
+	if err != nil {
+		return "", err
+	}
+	sink.add(judge.Role, v.Usage)
+	m, _ := v.Pydantic.(map[string]any)
+	if ok, _ := m["valid"].(bool); ok {
+		return "", nil
+	}
+	fb, _ := m["feedback"].(string)
+	if fb == "" {
+		fb = "the result does not meet the requirement: " + t.GuardrailPrompt
+	}
+	return fb, nil
+}

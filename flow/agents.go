@@ -1,0 +1,199 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/llm"
+)
+
+// WithLLM sets the model that answers every agent and crew whose model is
+// not resolved otherwise: the default model, or a scripted llm/fake model
+// in tests.
+func WithLLM(m llm.LLM) Option { return func(e *Engine) { e.llm = m } }
+
+// WithModels resolves the model strings and LLM definitions of agents
+// (llm: openai/gpt-4o-mini) into models, e.g. providers.Default(os.Getenv).
+// Without it, every agent uses the WithLLM model.
+func WithModels(r llm.Resolver) Option { return func(e *Engine) { e.models = r } }
+
+// errNoModel explains how to give agents a model.
+var errNoModel = errors.New("no model is configured: use flow.WithLLM or flow.WithModels (CLI: set OPENAI_API_KEY or ANTHROPIC_API_KEY and TROUPE_MODEL, or pass --llm-script replies.yaml)")
+
+// model resolves an agent's model choice.
+func (e *Engine) model(ctx context.Context, c *LLMConfig) (llm.LLM, error) {
+	if e.models != nil && c != nil {
+		cfg := llm.Config{Model: c.Model}
+		if !c.Short {
+			raw := maps.Clone(c.Settings)
+			if raw == nil {
+				raw = map[string]any{}
+			}
+			raw["model"] = c.Model
+			if c.MaxTokens != nil {
+				raw["max_tokens"] = int64(*c.MaxTokens)
+			}
+			var err error
+			if cfg, err = llm.ConfigFromMap(raw); err != nil {
+				return nil, err
+			}
+		}
+		return e.models.Resolve(ctx, cfg)
+	}
+	if e.llm != nil {
+		return e.llm, nil
+	}
+	if e.models != nil {
+		return e.models.Resolve(ctx, llm.Config{})
+	}
+	return nil, errNoModel
+}
+
+// agentSpec turns an agent definition into a runnable spec; where names
+// the agent in errors.
+func (e *Engine) agentSpec(ctx context.Context, a *Agent, where string) (*action.AgentSpec, error) {
+	if a.FromRepository != "" {
+		return nil, fmt.Errorf("%s: from_repository needs CrewAI's agent repository, which Troupe cannot reach; declare role, goal and backstory inline", where)
+	}
+	for _, f := range []struct{ name, v string }{{"role", a.Role}, {"goal", a.Goal}, {"backstory", a.Backstory}} {
+		if f.v == "" && a.Settings[f.name] == nil {
+			return nil, fmt.Errorf("%s: missing required field '%s'", where, f.name)
+		}
+	}
+	m, err := e.model(ctx, a.LLM)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	spec := &action.AgentSpec{Name: a.Name, Role: a.Role, Goal: a.Goal, Backstory: a.Backstory, Model: m,
+		ResponseSchema: a.ResponseSchema}
+	if a.MaxIter != nil {
+		spec.MaxIter = *a.MaxIter
+	}
+	if a.MaxRPM != nil {
+		spec.MaxRPM = *a.MaxRPM
+	}
+	if a.MaxExecTime != nil {
+		spec.MaxExecutionTime = time.Duration(*a.MaxExecTime) * time.Second
+	}
+	if a.AllowDelegation != nil {
+		spec.AllowDelegation = *a.AllowDelegation
+	}
+	applySettings(spec, a.Settings)
+	for _, t := range a.Tools {
+		tool, ok := e.tool(t.Name)
+		if !ok {
+			return nil, fmt.Errorf("%s: tool %q is not registered (register it with flow.WithTools)", where, t.Name)
+		}
+		spec.Tools = append(spec.Tools, tool)
+	}
+	return spec, nil
+}
+
+// applySettings overlays an agent's settings block on its fields.
+func applySettings(spec *action.AgentSpec, s map[string]any) {
+	str := func(k string, dst *string) {
+		if v, ok := s[k].(string); ok {
+			*dst = v
+		}
+	}
+	num := func(k string) (int, bool) {
+		switch v := s[k].(type) {
+		case int64:
+			return int(v), true
+		case float64:
+			return int(v), true
+		}
+		return 0, false
+	}
+	str("role", &spec.Role)
+	str("goal", &spec.Goal)
+	str("backstory", &spec.Backstory)
+	if n, ok := num("max_iter"); ok {
+		spec.MaxIter = n
+	}
+	if n, ok := num("max_rpm"); ok {
+		spec.MaxRPM = n
+	}
+	if n, ok := num("max_execution_time"); ok {
+		spec.MaxExecutionTime = time.Duration(n) * time.Second
+	}
+	if b, ok := s["allow_delegation"].(bool); ok {
+		spec.AllowDelegation = b
+	}
+}
+
+// checkAgentTools reports unregistered tool names at compile time.
+func (e *Engine) checkAgentTools(a *Agent, where string) error {
+	for _, t := range a.Tools {
+		if _, ok := e.tool(t.Name); !ok {
+			return fmt.Errorf("%s: tool %q is not registered (register it with flow.WithTools)", where, t.Name)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn, error) {
+	ag := a.Agent
+	if ag == nil {
+		return nil, errors.New("agent action has no with block")
+	}
+	where := "agent"
+	if ag.Role != "" {
+		where = fmt.Sprintf("agent %q", ag.Role)
+	}
+	if err := e.checkAgentTools(ag, where); err != nil {
+		return nil, err
+	}
+	input, err := e.env.CompileTemplate(ag.Input)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, r *run, sc *scope, _ any) (any, error) {
+		r.mu.RLock()
+		text, err := input.Render(ctx, r.vars(sc))
+		r.mu.RUnlock()
+		if err != nil {
+			return nil, err
+		}
+		s, ok := text.(string)
+		if !ok {
+			return nil, fmt.Errorf("agent input must render to a string (got %s)", typeName(text))
+		}
+		spec, err := e.agentSpec(ctx, ag, where)
+		if err != nil {
+			return nil, err
+		}
+		out, err := action.RunAgent(ctx, spec, action.AgentTask{Input: s}, r.agentOptions(sc.method))
+		if err != nil {
+			return nil, err
+		}
+		r.addUsage(out.Usage)
+		return out, nil
+	}, nil
+}
+
+// agentOptions forwards agent, LLM and tool events into the run's events.
+func (r *run) agentOptions(method string) *action.RunOptions {
+	opts := &action.RunOptions{Stream: r.p.def.Config.Stream}
+	if r.e.logger.Enabled(context.Background(), -4) {
+		opts.Logger = r.e.logger
+	}
+	if r.events != nil {
+		opts.Observer = func(ev action.Event) {
+			r.events.emit(Event{Kind: EventKind(ev.Kind), Method: method, Agent: ev.Agent, Model: ev.Model,
+				Tool: ev.Tool, Arguments: ev.Arguments, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
+				Err: ev.Err, Duration: ev.Duration})
+		}
+	}
+	return opts
+}
+
+func (r *run) addUsage(u llm.Usage) {
+	r.sched.Lock()
+	r.usage.Add(u)
+	r.sched.Unlock()
+}

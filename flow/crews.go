@@ -1,0 +1,147 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/cel"
+)
+
+func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn, error) {
+	if a.Crew != nil {
+		for _, ag := range a.Crew.Agents {
+			if err := e.checkAgentTools(ag, "crew action: agents."+ag.Name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var inline *cel.Value
+	if a.Crew != nil && a.Crew.Inputs != nil {
+		v, err := e.env.CompileValue(a.Crew.Inputs)
+		if err != nil {
+			return nil, err
+		}
+		inline = v
+	}
+	actionInputs, err := e.compileWith(a.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, r *run, sc *scope, _ any) (any, error) {
+		crew := a.Crew
+		defaults := inline
+		if a.FromDeclaration != "" {
+			c, v, err := e.loadCrew(def, a.FromDeclaration)
+			if err != nil {
+				return nil, err
+			}
+			crew, defaults = c, v
+		}
+		inputs := map[string]any{}
+		for _, t := range []*cel.Value{defaults, actionInputs} {
+			if t == nil {
+				continue
+			}
+			v, err := r.render(ctx, t, sc)
+			if err != nil {
+				return nil, err
+			}
+			m, _ := v.(map[string]any)
+			maps.Copy(inputs, m)
+		}
+		spec, err := e.crewSpec(ctx, crew)
+		if err != nil {
+			return nil, err
+		}
+		out, err := action.RunCrew(ctx, spec, inputs, r.agentOptions(sc.method))
+		if err != nil {
+			return nil, err
+		}
+		r.addUsage(out.TokenUsage)
+		return out, nil
+	}, nil
+}
+
+// loadCrew reads a crew declaration folder, relative to the flow file's
+// folder (and confined to it) or, for definitions read from memory, to the
+// working directory.
+func (e *Engine) loadCrew(def *Definition, rel string) (*Crew, *cel.Value, error) {
+	f, err := action.LoadCrewDir(def.Dir, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := json.Marshal(f.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, _, err := parseNode(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &decoder{reporter: &reporter{file: f.Path, pos: positions{}}}
+	crew := d.crew("crew", n)
+	if d.diags.HasErrors() || crew == nil {
+		return nil, nil, fmt.Errorf("crew declaration %s: %w", f.Path, d.diags)
+	}
+	// Keep the file's agent order.
+	ordered := make([]*Agent, 0, len(crew.Agents))
+	for _, name := range f.Agents {
+		if ag := crew.Agent(name); ag != nil {
+			ordered = append(ordered, ag)
+		}
+	}
+	if len(ordered) == len(crew.Agents) {
+		crew.Agents = ordered
+	}
+	var inputs *cel.Value
+	if crew.Inputs != nil {
+		if inputs, err = e.env.CompileValue(crew.Inputs); err != nil {
+			return nil, nil, err
+		}
+	}
+	return crew, inputs, nil
+}
+
+// crewSpec turns a crew definition into a runnable spec.
+func (e *Engine) crewSpec(ctx context.Context, c *Crew) (*action.CrewSpec, error) {
+	if c == nil {
+		return nil, errors.New("crew action has no crew")
+	}
+	spec := &action.CrewSpec{Name: c.Name, Process: action.Process(c.Process)}
+	for _, a := range c.Agents {
+		s, err := e.agentSpec(ctx, a, "crew action: agents."+a.Name)
+		if err != nil {
+			return nil, err
+		}
+		if c.ManagerAgent != "" && a.Name == c.ManagerAgent {
+			s.Tools = nil
+			spec.Manager = s
+			continue
+		}
+		spec.Agents = append(spec.Agents, s)
+	}
+	for _, t := range c.Tasks {
+		ts := &action.TaskSpec{Name: t.Name, Description: t.Description, ExpectedOutput: t.ExpectedOutput,
+			Agent: t.Agent, Context: t.Context, ResponseSchema: t.ResponseSchema}
+		if g, ok := t.Extra["guardrail"].(string); ok {
+			ts.GuardrailPrompt = g
+		}
+		if n, ok := t.Extra["guardrail_max_retries"].(int64); ok {
+			v := int(n)
+			ts.GuardrailMaxRetries = &v
+		}
+		spec.Tasks = append(spec.Tasks, ts)
+	}
+	if spec.Process == action.ProcessHierarchical && spec.Manager == nil {
+		m, err := e.model(ctx, c.ManagerLLM)
+		if err != nil {
+			return nil, fmt.Errorf("crew manager: %w", err)
+		}
+		spec.ManagerModel = m
+	}
+	return spec, nil
+}
