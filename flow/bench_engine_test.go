@@ -88,8 +88,12 @@ func goFanout(tb testing.TB) *flow.Definition {
 	def.Methods = append(def.Methods, &flow.Method{Name: "entry", Start: flow.Start{Always: true},
 		Do: &flow.Action{Call: flow.CallCode, Func: incX}})
 	var branches []*flow.Condition
+	fields := make([]string, 8)
+	for i := range fields {
+		fields[i] = fmt.Sprintf("b%d", i)
+	}
 	for i := range 8 {
-		field := fmt.Sprintf("b%d", i)
+		field := fields[i]
 		def.Methods = append(def.Methods, &flow.Method{Name: fmt.Sprintf("br%d", i), Listen: flow.On("entry"),
 			Do: &flow.Action{Call: flow.CallCode, Func: func(_ context.Context, in *flow.Input) (any, error) {
 				x, _ := in.State.Value("x").(int64)
@@ -102,8 +106,8 @@ func goFanout(tb testing.TB) *flow.Definition {
 		Do: &flow.Action{Call: flow.CallCode, Func: func(_ context.Context, in *flow.Input) (any, error) {
 			var sum int64
 			in.State.Update(func(s map[string]any) {
-				for i := range 8 {
-					v, _ := s[fmt.Sprintf("b%d", i)].(int64)
+				for _, f := range fields {
+					v, _ := s[f].(int64)
 					sum += v
 				}
 				s["sum"] = sum

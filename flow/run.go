@@ -13,10 +13,10 @@ import (
 
 // run is one execution of a program.
 type run struct {
-	p      *program
-	e      *Engine
-	id     string
-	cancel context.CancelCauseFunc
+	p   *program
+	e   *Engine
+	id  string
+	res Result
 
 	// mu guards the data CEL reads: state and outputs.
 	mu          sync.RWMutex
@@ -58,18 +58,12 @@ func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any
 	if sink != nil {
 		r.events = &eventLog{sink: sink, run: r.id, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
 	}
-	ctx, r.cancel = context.WithCancelCause(ctx)
-	defer r.cancel(nil)
-
 	start := time.Now()
 	root := r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
 	r.logDebug(ctx, "flow started", "flow", def.Name, "run", r.id)
 	err = r.kickoff(ctx, root)
-	if err == nil {
+	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
-		if errors.Is(err, context.Canceled) && ctx.Err() != nil && r.failed == nil {
-			err = ctx.Err()
-		}
 	}
 	if err != nil && r.failed != nil {
 		err = r.failed
@@ -101,7 +95,8 @@ func (r *run) result() *Result {
 	defer r.sched.Unlock()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return &Result{RunID: r.id, Output: r.last, Outputs: r.outputs, State: r.state, Trace: r.trace, Usage: r.usage}
+	r.res = Result{RunID: r.id, Output: r.last, Outputs: r.outputs, State: r.state, Trace: r.trace, Usage: r.usage}
+	return &r.res
 }
 
 // kickoff runs the start methods concurrently, each with its chain.
@@ -141,32 +136,42 @@ func (r *run) afterStart(ctx context.Context, cm *cmethod, out any, parent int64
 }
 
 // parallel runs fn for each method index concurrently and returns the
-// first error; a failure cancels the others through the run's context.
+// first error; a failure cancels the others through their context. The
+// last one runs on the calling goroutine.
 func (r *run) parallel(ctx context.Context, idx []int, fn func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	var wg sync.WaitGroup
 	errs := make([]error, len(idx))
-	for k, i := range idx {
+	last := len(idx) - 1
+	for k, i := range idx[:last] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if err := fn(ctx, i); err != nil {
 				errs[k] = err
 				r.fail(err)
+				cancel(err)
 			}
 		}()
+	}
+	if err := fn(ctx, idx[last]); err != nil {
+		errs[last] = err
+		r.fail(err)
+		cancel(err)
 	}
 	wg.Wait()
 	return r.firstError(errs)
 }
 
-// fail records the run's first failure and cancels everything else.
+// fail records the run's first failure; the caller cancels its siblings,
+// and the error travels up to cancel theirs.
 func (r *run) fail(err error) {
 	r.sched.Lock()
 	if r.failed == nil {
 		r.failed = err
 	}
 	r.sched.Unlock()
-	r.cancel(err)
 }
 
 func (r *run) firstError(errs []error) error {

@@ -220,8 +220,8 @@ type runCase struct {
 	file    string
 	inputs  map[string]any
 	scripts bool
-	want    any      // the result, when wantErr is empty
-	wantErr string   // a substring of the error
+	want    any    // the result, when wantErr is empty
+	wantErr string // a substring of the error
 	state   map[string]any
 	trace   []string // the completion order, when it is deterministic
 	check   func(t *testing.T, res *flow.Result)

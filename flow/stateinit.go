@@ -1,12 +1,13 @@
 package flow
 
 import (
+	"encoding/binary"
 	"encoding/hex"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 
 	"github.com/troupe-dev/troupe/schema"
 )
@@ -114,10 +115,13 @@ func (st *stateInit) initial(inputs map[string]any, logger *slog.Logger, flowNam
 	return coerced, nil
 }
 
-// newID returns a random UUID (version 4) as text.
+// newID returns a random UUID (version 4) as text. The bits come from
+// math/rand/v2's per-thread generator, which is seeded from the operating
+// system: ids are unique, not secret.
 func newID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	var out [36]byte

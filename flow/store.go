@@ -1,0 +1,74 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// A Store keeps run snapshots so runs can be restored by id, resumed after
+// a pause for human feedback, and continued after a crash. Implementations
+// must be safe for concurrent use; see store/storetest for the conformance
+// suite every Store should pass.
+type Store interface {
+	// Save writes the snapshot of a run, replacing the earlier one with
+	// the same FlowID.
+	Save(ctx context.Context, s *Snapshot) error
+	// Load returns the latest snapshot of a run, or an error wrapping
+	// ErrNotFound.
+	Load(ctx context.Context, flowID string) (*Snapshot, error)
+	// List returns the snapshots that match f, most recently updated first.
+	List(ctx context.Context, f Filter) ([]*Snapshot, error)
+	// Delete removes a run's snapshot; deleting a missing one is not an error.
+	Delete(ctx context.Context, flowID string) error
+}
+
+// ErrNotFound reports a flow id a Store does not hold.
+var ErrNotFound = errors.New("flow: no stored run with that id")
+
+// Run statuses in a Snapshot.
+const (
+	StatusRunning   = "running"
+	StatusPaused    = "paused"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+)
+
+// A Snapshot is what a Store keeps of one run after a method completes.
+type Snapshot struct {
+	// FlowID is the run's state id.
+	FlowID string `json:"flow_id"`
+	// Flow is the definition's name; DefinitionHash identifies its content
+	// so a resume can refuse a definition that changed.
+	Flow           string `json:"flow"`
+	DefinitionHash string `json:"definition_hash"`
+	Status         string `json:"status"`
+	// Method is the method whose completion (or pause) wrote the snapshot.
+	Method string `json:"method"`
+	// State, Outputs and Completed (method names in completion order) are
+	// what a resumed run starts from.
+	State     map[string]any `json:"state"`
+	Outputs   map[string]any `json:"outputs"`
+	Completed []string       `json:"completed"`
+	// Pending is set while the run waits for human feedback.
+	Pending   *PendingFeedback `json:"pending,omitempty"`
+	UpdatedAt time.Time        `json:"updated_at"`
+}
+
+// PendingFeedback is a question a paused run waits on.
+type PendingFeedback struct {
+	Method         string         `json:"method"`
+	Message        string         `json:"message"`
+	Emit           []string       `json:"emit,omitempty"`
+	DefaultOutcome string         `json:"default_outcome,omitempty"`
+	Output         any            `json:"output"`
+	Metadata       map[string]any `json:"metadata,omitempty"`
+	RequestedAt    time.Time      `json:"requested_at"`
+}
+
+// Filter selects snapshots in Store.List. Zero fields match everything.
+type Filter struct {
+	Status string
+	Flow   string
+	Limit  int
+}
