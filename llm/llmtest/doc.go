@@ -1,0 +1,24 @@
+// Package llmtest checks that an [llm.LLM] implementation behaves as Troupe
+// expects, and provides loopback servers that speak the OpenAI Chat
+// Completions and Anthropic Messages wire formats for testing adapters
+// without a network.
+//
+// [Run] is the conformance suite: text replies, a tool round trip, parallel
+// tool calls, structured output, streaming (text arriving as it is produced,
+// tool-call deltas assembled), usage, errors, retries and cancellation. A
+// [Harness] gives it a fresh model and a [Server] to script the model's next
+// replies and to report the requests it received, decoded back into
+// [llm.Request] values so the suite can check what went over the wire.
+//
+//	func TestConformance(t *testing.T) {
+//		llmtest.Run(t, llmtest.Harness{
+//			Name: "openai",
+//			New: func(t *testing.T) (llm.LLM, llmtest.Server) {
+//				srv := llmtest.NewOpenAIServer(t)
+//				m, err := openai.New(llm.Config{Model: "gpt-4o-mini", BaseURL: srv.URL(), APIKey: "sk-test"})
+//				require.NoError(t, err)
+//				return m, srv
+//			},
+//		})
+//	}
+package llmtest
