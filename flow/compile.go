@@ -20,6 +20,13 @@ type program struct {
 	maxCalls int
 	state    *stateInit
 	nSeen    int // leaves of all conditions
+	// flowStore is the store of flow-level persist, which restores runs by
+	// id; hash identifies the definition in snapshots.
+	flowStore Store
+	hash      string
+	// journal is set when runs keep their completions: some method
+	// persists or asks for human feedback.
+	journal bool
 }
 
 // execFn runs an action with its scope.
@@ -48,6 +55,8 @@ type cmethod struct {
 	scope *scope
 	// seenAt is the offset of this method's leaves in the run's seen set.
 	seenAt int
+	// persist is set when snapshots are saved after this method.
+	persist *persistence
 }
 
 // ccond is a condition with numbered leaves.
@@ -181,6 +190,13 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 		}
 	}
 	p.findRacers()
+	if err := e.compilePersist(p); err != nil {
+		return nil, err
+	}
+	p.hash = definitionHash(def)
+	for _, cm := range p.methods {
+		p.journal = p.journal || cm.persist != nil || cm.m.HumanFeedback != nil
+	}
 	st, err := compileState(def, e.states)
 	if err != nil {
 		return nil, err

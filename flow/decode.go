@@ -21,8 +21,12 @@ type decoder struct {
 	// invalid holds the paths of values that were given but could not be
 	// decoded, so the validator does not report them as missing too.
 	invalid map[string]bool
-	// celJobs are the CEL checks queued by the validator (see runCEL).
-	celJobs []celJob
+	// celJobs are the CEL checks queued by the validator (see runCEL);
+	// curMethod and curSteps say where the validator is: the index of the method
+	// and the step names in scope inside an each action.
+	celJobs   []celJob
+	curMethod int
+	curSteps  []string
 }
 
 func newDecoder(source string, src []byte, root *node) *decoder {

@@ -19,20 +19,24 @@ import (
 // definition is compiled against the engine once, on first use. An Engine is
 // safe for concurrent use; so is running one Definition many times at once.
 type Engine struct {
-	mu        sync.RWMutex
-	code      map[string]Handler
-	tools     map[string]action.Tool
-	states    map[string]map[string]any
-	scripts   bool
-	python    string
-	llm       llm.LLM
-	models    llm.Resolver
-	logger    *slog.Logger
-	onEvent   func(Event)
-	env       *cel.Env
-	envErr    error
-	compiled  sync.Map // *Definition -> *program
-	compileMu sync.Mutex
+	mu           sync.RWMutex
+	code         map[string]Handler
+	tools        map[string]action.Tool
+	states       map[string]map[string]any
+	scripts      bool
+	python       string
+	llm          llm.LLM
+	models       llm.Resolver
+	store        Store
+	backends     map[string]Backend
+	feedback     FeedbackProvider
+	feedbackRefs map[string]FeedbackProvider
+	logger       *slog.Logger
+	onEvent      func(Event)
+	env          *cel.Env
+	envErr       error
+	compiled     sync.Map // *Definition -> *program
+	compileMu    sync.Mutex
 }
 
 // An Option configures an Engine.
@@ -41,11 +45,13 @@ type Option func(*Engine)
 // NewEngine returns an engine configured by opts.
 func NewEngine(opts ...Option) *Engine {
 	e := &Engine{
-		code:   map[string]Handler{},
-		tools:  map[string]action.Tool{},
-		states: map[string]map[string]any{},
-		logger: slog.New(slog.DiscardHandler),
-		python: "python3",
+		code:         map[string]Handler{},
+		tools:        map[string]action.Tool{},
+		states:       map[string]map[string]any{},
+		backends:     map[string]Backend{},
+		feedbackRefs: map[string]FeedbackProvider{},
+		logger:       slog.New(slog.DiscardHandler),
+		python:       "python3",
 	}
 	e.env, e.envErr = cel.NewEnv()
 	if v := strings.ToLower(strings.TrimSpace(os.Getenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION"))); v == "1" || v == "true" || v == "yes" {

@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -11,11 +12,24 @@ import (
 // result is dropped.
 var errLostRace = errors.New("flow: lost the race")
 
-// execute runs one method: the call limit, the action, then the record of
-// its output. rc is set when the method races its or-siblings.
-func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int64, rc *race) (any, error) {
+// errPaused stops a run that waits for human feedback.
+var errPaused = errors.New("flow: paused for human feedback")
+
+// done is what a completed method produced: its output, and for routers
+// the event it emits.
+type done struct {
+	out     any
+	event   string
+	emitted bool
+}
+
+// execute runs one method: the call limit, the action (or its recorded
+// output when a resumed run replays it), human feedback, then the record
+// of its output and the snapshot. rc is set when the method races its
+// or-siblings.
+func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int64, rc *race) (done, error) {
 	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
+		return done{}, context.Cause(ctx)
 	}
 	if !cm.start {
 		r.sched.Lock()
@@ -23,7 +37,12 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 		n := r.methods[cm.idx].calls
 		r.sched.Unlock()
 		if n > r.p.maxCalls {
-			return nil, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: &loopError{method: cm.name, max: r.p.maxCalls}}
+			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: &loopError{method: cm.name, max: r.p.maxCalls}}
+		}
+	}
+	if r.replay != nil {
+		if e, ok := r.replayNext(cm.name); ok {
+			return r.record(ctx, cm, done{out: e.Output, event: e.Outcome, emitted: e.Outcome != ""}, rc, true)
 		}
 	}
 	var started time.Time
@@ -32,8 +51,12 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 		started = time.Now()
 		ev = r.events.emitMethod(Event{Kind: MethodStarted, Method: cm.name, Parent: parent})
 	}
-	out, err := cm.run(ctx, r, cm.scope, trigger)
+	d, err := r.act(ctx, cm, trigger)
 	if err != nil {
+		if errors.Is(err, errPaused) {
+			r.events.emitMethod(Event{Kind: MethodPaused, Method: cm.name, Parent: ev, Duration: time.Since(started)})
+			return done{}, err
+		}
 		if ce := context.Cause(ctx); ce != nil && ctx.Err() != nil && !errors.Is(err, ce) && rc == nil {
 			err = errors.Join(err, ce)
 		}
@@ -42,28 +65,139 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 		}
 		var me *MethodError
 		if errors.As(err, &me) {
-			return nil, err
+			return done{}, err
 		}
-		return nil, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}
+		return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}
 	}
-	norm := normalize(out)
+	d, err = r.record(ctx, cm, d, rc, false)
+	if err == nil && r.events != nil {
+		r.events.emitMethod(Event{Kind: MethodFinished, Method: cm.name, Parent: ev, Output: d.out, Duration: time.Since(started)})
+	}
+	return d, err
+}
+
+func (r *run) replayNext(method string) (JournalEntry, bool) {
+	r.sched.Lock()
+	defer r.sched.Unlock()
+	return r.replay.next(method)
+}
+
+// act runs the method's action and its human feedback step.
+func (r *run) act(ctx context.Context, cm *cmethod, trigger any) (done, error) {
+	hf := cm.m.HumanFeedback
+	if hf != nil {
+		if out, feedback, ok := r.takeResumed(cm.name); ok {
+			// The paused method's output was saved; only its review is left.
+			return r.finishReview(ctx, cm, hf, out, feedback)
+		}
+	}
+	out, err := cm.run(ctx, r, cm.scope, trigger)
+	if err != nil {
+		return done{}, err
+	}
+	if hf == nil {
+		if !cm.router {
+			return done{out: out}, nil
+		}
+		ev, ok, err := r.outcome(cm, out)
+		return done{out: out, event: ev, emitted: ok}, err
+	}
+	return r.review(ctx, cm, hf, out)
+}
+
+// review asks for human feedback on out and turns it into the method's
+// result: with emit, out routed on the outcome; without, the feedback
+// result itself.
+func (r *run) review(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any) (done, error) {
+	p, err := r.e.provider(hf)
+	if err != nil {
+		return done{}, err
+	}
+	req := &FeedbackRequest{FlowID: r.id, Flow: r.p.def.Name, Method: cm.name, Output: out, Message: hf.Message,
+		Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome, Metadata: hf.Metadata}
+	feedback, err := p.RequestFeedback(ctx, req)
+	if errors.Is(err, ErrPending) {
+		return done{}, r.pause(ctx, cm, hf, out)
+	}
+	if err != nil {
+		return done{}, fmt.Errorf("human feedback: %w", err)
+	}
+	return r.finishReview(ctx, cm, hf, out, feedback)
+}
+
+// takeResumed returns the saved output and the answer of the pause a
+// resumed run continues, once, for the paused method.
+func (r *run) takeResumed(method string) (any, string, bool) {
+	r.sched.Lock()
+	defer r.sched.Unlock()
+	if r.resumed == nil || r.resumed.Method != method {
+		return nil, "", false
+	}
+	out, feedback := r.resumed.Output, *r.feedback
+	r.resumed, r.feedback = nil, nil
+	return out, feedback, true
+}
+
+// finishReview turns feedback on out into the method's result.
+func (r *run) finishReview(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any, feedback string) (done, error) {
+	outcome := r.e.feedbackOutcome(ctx, r, hf, feedback)
+	res := feedbackResult(cm.name, out, feedback, outcome, hf.Metadata, time.Now())
+	r.sched.Lock()
+	r.lastHF = res
+	r.sched.Unlock()
+	if outcome != nil {
+		return done{out: out, event: *outcome, emitted: true}, nil
+	}
+	return done{out: res}, nil
+}
+
+// pause records the question and saves the run so Resume can continue it.
+func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any) error {
+	r.sched.Lock()
+	r.pending = &PendingFeedback{Method: cm.name, Message: hf.Message, Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome,
+		Output: normalize(out), Metadata: hf.Metadata, RequestedAt: time.Now().UTC()}
+	r.sched.Unlock()
+	store := r.p.flowStore
+	if cm.persist != nil {
+		store = cm.persist.store
+	}
+	if store == nil {
+		store = r.e.defaultStore()
+	}
+	if err := r.save(ctx, store, cm.name, StatusPaused); err != nil {
+		return err
+	}
+	return errPaused
+}
+
+// record stores a completed method's output and saves a snapshot.
+func (r *run) record(ctx context.Context, cm *cmethod, d done, rc *race, replayed bool) (done, error) {
+	norm := normalize(d.out)
 	r.sched.Lock()
 	if rc != nil && !rc.claim(cm.idx) {
 		r.sched.Unlock()
-		return nil, errLostRace
+		return done{}, errLostRace
 	}
 	r.trace = append(r.trace, cm.name)
-	r.last = out
+	r.last = d.out
 	r.methods[cm.idx].completed = true
+	if r.journaling() {
+		r.journal = append(r.journal, JournalEntry{Method: cm.name, Output: norm, Outcome: d.event})
+	}
 	r.mu.Lock()
 	r.outputs[cm.name] = norm
 	r.mu.Unlock()
 	r.sched.Unlock()
-	if r.events != nil {
-		r.events.emitMethod(Event{Kind: MethodFinished, Method: cm.name, Parent: ev, Output: out, Duration: time.Since(started)})
+	if !replayed {
+		if err := r.persist(ctx, cm); err != nil {
+			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}
+		}
 	}
-	return out, nil
+	return d, nil
 }
+
+// journaling reports whether completions are kept for snapshots.
+func (r *run) journaling() bool { return r.p.journal }
 
 // race lets several or-alternatives run at once: the first to finish wins
 // and the others are cancelled.

@@ -3,14 +3,9 @@ package flow
 import (
 	"bytes"
 	"errors"
-	"io"
 	"fmt"
-	"math"
-	"regexp"
-	"sort"
+	"io"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -94,8 +89,8 @@ func (n *node) describe() string {
 	return "string"
 }
 
-// data converts the node to JSON data. Timestamps become their text; callers
-// that need to reject them use dataCheck first.
+// data converts the node to JSON data. Timestamps become their text; where
+// they are not valid data, the decoder reports them (exprData).
 func (n *node) data() any {
 	switch n.kind {
 	case mapNode:
@@ -155,129 +150,6 @@ func parseNode(data []byte) (root *node, dups []dupKey, err error) {
 	c := converter{}
 	root, err = c.convert(doc.Content[0], 0)
 	return root, c.dups, err
-}
-
-// syntaxPos finds where a document that does not parse goes wrong. The
-// YAML parser's messages carry a line number that is sometimes 0-based and
-// sometimes missing, and never a column. So: when closing the flow
-// collections and the quote left open at the end makes the text parse,
-// the innermost unclosed one is the problem; otherwise it is where the shortest
-// failing prefix ends (prefixes are completed by closeFlow, so that a JSON
-// document is not wrong merely for being cut short), searched by lines,
-// then by characters within the line.
-func syntaxPos(data []byte) (Pos, bool) {
-	if parses(data) {
-		return Pos{}, false
-	}
-	if closed, open := closeFlow(data); open >= 0 && parses(closed) {
-		return offsetPos(data, open), true
-	}
-	var starts []int
-	starts = append(starts, 0)
-	for i, c := range data {
-		if c == '\n' && i+1 < len(data) {
-			starts = append(starts, i+1)
-		}
-	}
-	end := func(line int) int { // byte end of the first line lines
-		if line < len(starts) {
-			return starts[line]
-		}
-		return len(data)
-	}
-	fails := func(n int) bool {
-		closed, _ := closeFlow(data[:n])
-		return !parses(closed)
-	}
-	line := sort.Search(len(starts), func(n int) bool { return fails(end(n + 1)) }) + 1
-	if line > len(starts) {
-		return Pos{}, false
-	}
-	from, to := starts[line-1], end(line)
-	at := sort.Search(to-from, func(n int) bool { return fails(from + n + 1) })
-	return offsetPos(data, from+min(at, to-from)), true
-}
-
-// offsetPos converts a byte offset into a line and a column in runes.
-func offsetPos(data []byte, off int) Pos {
-	off = min(off, len(data))
-	line := bytes.Count(data[:off], []byte("\n")) + 1
-	start := bytes.LastIndexByte(data[:off], '\n') + 1
-	return Pos{line, utf8.RuneCount(data[start:off]) + 1}
-}
-
-// closeFlow completes a cut text: it ends an open quoted scalar and closes
-// the flow collections ([...], {...}) left open. It also returns the offset
-// of the innermost unclosed quote or bracket, or -1. Quotes are recognised only
-// where a scalar can start, so the apostrophe in a plain "it's" is text.
-func closeFlow(data []byte) ([]byte, int) {
-	var open []int
-	var quote byte
-	quoteAt := 0
-	escaped := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case quote != 0:
-			switch {
-			case escaped:
-				escaped = false
-			case quote == '"' && c == '\\':
-				escaped = true
-			case c == quote:
-				quote = 0
-			}
-		case (c == '"' || c == '\'') && (i == 0 || bytes.IndexByte([]byte(" \t\n[{,"), data[i-1]) >= 0):
-			quote, quoteAt = c, i
-		case c == '#' && (i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n'):
-			// A comment runs to the end of the line.
-			for i < len(data) && data[i] != '\n' {
-				i++
-			}
-		case c == '[' || c == '{':
-			open = append(open, i)
-		case (c == ']' || c == '}') && len(open) > 0:
-			open = open[:len(open)-1]
-		}
-	}
-	if len(open) == 0 && quote == 0 {
-		return data, -1
-	}
-	out := make([]byte, 0, len(data)+len(open)+2)
-	out = append(out, data...)
-	if escaped {
-		out = append(out, '\\')
-	}
-	if quote != 0 {
-		out = append(out, quote)
-	}
-	for i := len(open) - 1; i >= 0; i-- {
-		if data[open[i]] == '[' {
-			out = append(out, ']')
-		} else {
-			out = append(out, '}')
-		}
-	}
-	innermost := quoteAt
-	if quote == 0 {
-		innermost = open[len(open)-1]
-	}
-	return out, innermost
-}
-
-func parses(data []byte) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		return errors.Is(err, io.EOF)
-	}
-	var next yaml.Node
-	return errors.Is(dec.Decode(&next), io.EOF)
 }
 
 // docError reports a second YAML document in the stream.
@@ -504,126 +376,4 @@ func keyText(k *node) string {
 		return string(v)
 	}
 	return fmt.Sprint(k.data())
-}
-
-// YAML 1.1 implicit resolvers, as PyYAML's SafeLoader applies them.
-var (
-	reBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	reInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	reFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	reNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-	reTime  = regexp.MustCompile(`^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$`)
-)
-
-func resolveScalar(y *yaml.Node) any {
-	v := y.Value
-	// Quoted and block scalars are strings.
-	if y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return v
-	}
-	// An explicit tag other than a core scalar one keeps the text.
-	if y.Style&yaml.TaggedStyle != 0 {
-		switch y.Tag {
-		case "!!null", "!!bool", "!!int", "!!float", "!!timestamp":
-		default:
-			return v
-		}
-	}
-	// Like PyYAML, try the resolvers only for scalars whose first character
-	// can start a null, bool, number or date; most text cannot.
-	if v == "" {
-		return nil
-	}
-	if !strings.ContainsRune("yYnNtTfFoO~-+.0123456789", rune(v[0])) {
-		return v
-	}
-	switch {
-	case reNull.MatchString(v):
-		return nil
-	case reBool.MatchString(v):
-		switch strings.ToLower(v) {
-		case "yes", "true", "on":
-			return true
-		}
-		return false
-	case reInt.MatchString(v):
-		if i, ok := parseYAMLInt(v); ok {
-			return i
-		}
-		return v
-	case reFloat.MatchString(v):
-		return parseYAMLFloat(v)
-	case reTime.MatchString(v):
-		return timestamp(v)
-	}
-	return v
-}
-
-func parseYAMLInt(s string) (int64, bool) {
-	s = strings.ReplaceAll(s, "_", "")
-	neg := false
-	switch {
-	case strings.HasPrefix(s, "-"):
-		neg, s = true, s[1:]
-	case strings.HasPrefix(s, "+"):
-		s = s[1:]
-	}
-	var v int64
-	var err error
-	switch {
-	case s == "0":
-		v = 0
-	case strings.HasPrefix(s, "0b"):
-		v, err = strconv.ParseInt(s[2:], 2, 64)
-	case strings.HasPrefix(s, "0x"):
-		v, err = strconv.ParseInt(s[2:], 16, 64)
-	case strings.HasPrefix(s, "0"):
-		v, err = strconv.ParseInt(s[1:], 8, 64)
-	case strings.Contains(s, ":"):
-		for _, part := range strings.Split(s, ":") {
-			d, e := strconv.ParseInt(part, 10, 64)
-			if e != nil {
-				return 0, false
-			}
-			v = v*60 + d
-		}
-	default:
-		v, err = strconv.ParseInt(s, 10, 64)
-	}
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-func parseYAMLFloat(s string) float64 {
-	s = strings.ReplaceAll(s, "_", "")
-	lower := strings.ToLower(s)
-	switch {
-	case strings.HasSuffix(lower, ".inf"):
-		if strings.HasPrefix(s, "-") {
-			return math.Inf(-1)
-		}
-		return math.Inf(1)
-	case strings.HasSuffix(lower, ".nan"):
-		return math.NaN()
-	case strings.Contains(s, ":"):
-		neg := strings.HasPrefix(s, "-")
-		s = strings.TrimLeft(s, "+-")
-		parts := strings.Split(s, ":")
-		var v float64
-		for _, p := range parts {
-			d, _ := strconv.ParseFloat(p, 64)
-			v = v*60 + d
-		}
-		if neg {
-			v = -v
-		}
-		return v
-	}
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
 }

@@ -17,4 +17,7 @@ type Result struct {
 	Trace []string
 	// Usage sums the model usage of every LLM call of the run.
 	Usage llm.Usage
+	// Pending is set when the run paused for human feedback; continue it
+	// with Engine.Resume and the run's id.
+	Pending *PendingFeedback
 }

@@ -33,6 +33,16 @@ type run struct {
 	failed  error
 	usage   llm.Usage
 
+	// journal records every completion for snapshots; replay holds the
+	// completions of an earlier process that a resumed run reuses.
+	journal  []JournalEntry
+	replay   *replay
+	resumed  *PendingFeedback // the pause a resumed run answers
+	feedback *string          // the answer to it
+	lastHF   map[string]any
+	pending  *PendingFeedback
+	saves    saver
+
 	events *eventLog
 }
 
@@ -41,27 +51,52 @@ func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any
 	if err != nil {
 		return nil, err
 	}
+	var stored map[string]any
+	if id, ok := inputs["id"]; ok && id != nil && p.flowStore != nil {
+		// CrewAI's restore: a run with a known id starts from its saved state.
+		snap, err := p.flowStore.Load(ctx, fmt.Sprint(id))
+		switch {
+		case err == nil:
+			stored = snap.State
+		case errors.Is(err, ErrNotFound):
+			e.logger.InfoContext(ctx, "No flow state found for UUID: "+fmt.Sprint(id), "flow", def.Name)
+		default:
+			return nil, err
+		}
+	}
+	state, err := p.state.initial(stored, inputs, e.logger, def.Name)
+	if err != nil {
+		return nil, err
+	}
+	r := newRun(e, p, state)
+	return r.start(ctx, inputs, sink)
+}
+
+func newRun(e *Engine, p *program, state map[string]any) *run {
 	n := len(p.methods)
 	r := &run{
 		p: p, e: e,
+		state:   state,
 		outputs: make(map[string]any, n),
 		seen:    make([]bool, p.nSeen),
 		methods: make([]methodState, n),
 		trace:   make([]string, 0, n),
 	}
-	r.state, err = p.state.initial(inputs, e.logger, def.Name)
-	if err != nil {
-		return nil, err
-	}
-	r.id, _ = r.state["id"].(string)
+	r.id, _ = state["id"].(string)
 	r.stateHandle = State{mu: &r.mu, m: r.state}
+	return r
+}
+
+// start runs the flow from its start methods and reports the outcome.
+func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
+	def := r.p.def
 	if sink != nil {
 		r.events = &eventLog{sink: sink, run: r.id, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
 	}
 	start := time.Now()
 	root := r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
 	r.logDebug(ctx, "flow started", "flow", def.Name, "run", r.id)
-	err = r.kickoff(ctx, root)
+	err := r.kickoff(ctx, root)
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
@@ -69,6 +104,21 @@ func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any
 		err = r.failed
 	}
 	res := r.result()
+	if errors.Is(err, errPaused) {
+		res.Pending = r.pending
+		r.events.emit(Event{Kind: FlowPaused, Parent: root, Duration: time.Since(start)})
+		r.logDebug(ctx, "flow paused", "flow", def.Name, "run", r.id, "method", r.pending.Method)
+		return res, nil
+	}
+	if r.p.flowStore != nil {
+		status := StatusCompleted
+		if err != nil {
+			status = StatusFailed
+		}
+		if serr := r.save(ctx, r.p.flowStore, "", status); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	if err != nil {
 		r.events.emit(Event{Kind: FlowFailed, Parent: root, Err: err, Duration: time.Since(start)})
 		r.logDebug(ctx, "flow failed", "flow", def.Name, "run", r.id, "error", err)
@@ -112,27 +162,35 @@ func (r *run) kickoff(ctx context.Context, parent int64) error {
 
 func (r *run) runStart(ctx context.Context, i int, parent int64) error {
 	cm := r.p.methods[i]
-	out, err := r.execute(ctx, cm, nil, parent, nil)
+	d, err := r.execute(ctx, cm, nil, parent, nil)
 	if err != nil {
 		return err
 	}
-	return r.afterStart(ctx, cm, out, parent)
+	return r.afterStart(ctx, cm, d, parent)
 }
 
 // afterStart fires what a start method's completion triggers; a start
 // router also fires its outcome.
-func (r *run) afterStart(ctx context.Context, cm *cmethod, out any, parent int64) error {
-	if err := r.fire(ctx, cm.name, out, false, parent); err != nil {
+func (r *run) afterStart(ctx context.Context, cm *cmethod, d done, parent int64) error {
+	if err := r.fire(ctx, cm.name, d.out, false, parent); err != nil {
 		return err
 	}
-	if !cm.router {
+	if !d.emitted {
 		return nil
 	}
-	ev, ok, err := r.outcome(cm, out)
-	if err != nil || !ok {
-		return err
+	return r.fire(ctx, d.event, r.outcomePayload(d.out), true, parent)
+}
+
+// outcomePayload is what listeners of a router outcome receive: the
+// router's result or, once the run has had human feedback, the latest
+// feedback result (as CrewAI does).
+func (r *run) outcomePayload(out any) any {
+	r.sched.Lock()
+	defer r.sched.Unlock()
+	if r.lastHF != nil {
+		return r.lastHF
 	}
-	return r.fire(ctx, ev, out, true, parent)
+	return out
 }
 
 // parallel runs fn for each method index concurrently and returns the
@@ -210,21 +268,18 @@ func (r *run) fire(ctx context.Context, event string, payload any, isOutcome boo
 		next := ""
 		for _, i := range routers {
 			cm := r.p.methods[i]
-			out, err := r.execute(ctx, cm, curPayload, parent, nil)
+			d, err := r.execute(ctx, cm, curPayload, parent, nil)
 			if err != nil {
 				return err
 			}
-			if err := r.fire(ctx, cm.name, out, false, parent); err != nil {
-				return err
-			}
-			ev, ok, err := r.outcome(cm, out)
-			if err != nil {
+			if err := r.fire(ctx, cm.name, d.out, false, parent); err != nil {
 				return err
 			}
 			next = ""
-			if ok {
-				triggers = append(triggers, trigger{ev, out, true})
-				next, curPayload = ev, out
+			if d.emitted {
+				payload := r.outcomePayload(d.out)
+				triggers = append(triggers, trigger{d.event, payload, true})
+				next, curPayload = d.event, payload
 			}
 		}
 		cur = next
@@ -238,11 +293,11 @@ func (r *run) fire(ctx context.Context, event string, payload any, isOutcome boo
 		}
 		for _, i := range r.triggered(t.event, r.p.condRuns, false) {
 			cm := r.p.methods[i]
-			out, err := r.execute(ctx, cm, nil, parent, nil)
+			d, err := r.execute(ctx, cm, nil, parent, nil)
 			if err != nil {
 				return err
 			}
-			if err := r.afterStart(ctx, cm, out, parent); err != nil {
+			if err := r.afterStart(ctx, cm, d, parent); err != nil {
 				return err
 			}
 		}
@@ -277,14 +332,21 @@ func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
 
 func (r *run) runListener(ctx context.Context, i int, payload any, parent int64, rc *race) error {
 	cm := r.p.methods[i]
-	out, err := r.execute(ctx, cm, payload, parent, rc)
+	d, err := r.execute(ctx, cm, payload, parent, rc)
 	if err != nil {
 		if errors.Is(err, errLostRace) {
 			return nil
 		}
 		return err
 	}
-	return r.fire(ctx, cm.name, out, false, parent)
+	if err := r.fire(ctx, cm.name, d.out, false, parent); err != nil {
+		return err
+	}
+	if !d.emitted {
+		return nil
+	}
+	// A listener that routes (human feedback with emit) fires its outcome.
+	return r.fire(ctx, d.event, r.outcomePayload(d.out), true, parent)
 }
 
 // triggered checks event against the listeners in index and returns, in

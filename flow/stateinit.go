@@ -79,12 +79,18 @@ func onlyMissing(err error) bool {
 
 // initial returns a new state for one run: a copy of the default, an id,
 // and the inputs merged in (validated against the schema when there is one).
-func (st *stateInit) initial(inputs map[string]any, logger *slog.Logger, flowName string) (map[string]any, error) {
+//
+// A stored state (restored by id) replaces the default.
+func (st *stateInit) initial(stored, inputs map[string]any, logger *slog.Logger, flowName string) (map[string]any, error) {
 	if st.warn != "" {
 		logger.Warn(fmt.Sprintf("Flow %q %s", flowName, st.warn))
 	}
-	state := make(map[string]any, len(st.dflt)+len(inputs)+1)
-	maps.Copy(state, st.dflt)
+	base := st.dflt
+	if stored != nil {
+		base = stored
+	}
+	state := make(map[string]any, len(base)+len(inputs)+1)
+	maps.Copy(state, base)
 	if _, ok := state["id"]; !ok {
 		state["id"] = newID()
 	}

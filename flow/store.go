@@ -45,14 +45,28 @@ type Snapshot struct {
 	Status         string `json:"status"`
 	// Method is the method whose completion (or pause) wrote the snapshot.
 	Method string `json:"method"`
-	// State, Outputs and Completed (method names in completion order) are
-	// what a resumed run starts from.
+	// State, Outputs (the latest output of each method) and Completed
+	// (method names in completion order) are what a resumed run starts
+	// from.
 	State     map[string]any `json:"state"`
 	Outputs   map[string]any `json:"outputs"`
 	Completed []string       `json:"completed"`
+	// Journal holds every completion with its output, in order, so a
+	// resumed run replays finished methods instead of running them again.
+	Journal []JournalEntry `json:"journal"`
+	// LastFeedback is the latest human feedback result of the run.
+	LastFeedback map[string]any `json:"last_feedback,omitempty"`
 	// Pending is set while the run waits for human feedback.
 	Pending   *PendingFeedback `json:"pending,omitempty"`
 	UpdatedAt time.Time        `json:"updated_at"`
+}
+
+// JournalEntry is one completed method and its output (as JSON data).
+type JournalEntry struct {
+	Method string `json:"method"`
+	Output any    `json:"output"`
+	// Outcome is the event a router emitted, when it emitted one.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // PendingFeedback is a question a paused run waits on.

@@ -25,7 +25,8 @@ func Validate(def *Definition) Diagnostics {
 func (d *decoder) validate(def *Definition) {
 	conversational := def.Conversational != nil && def.Conversational.Enabled
 	names := make(map[string]bool, len(def.Methods))
-	for _, m := range def.Methods {
+	for i, m := range def.Methods {
+		d.curMethod = i
 		p := join("methods", m.Name)
 		if names[m.Name] {
 			d.errorf(p, "duplicate_method", "method %q is declared twice", m.Name)
@@ -55,8 +56,8 @@ func (d *decoder) validate(def *Definition) {
 		}
 		d.checkAction(join(p, "do"), m.Do, false)
 	}
-	d.runCEL()
 	d.checkGraph(def)
+	d.checkOutputs(def, d.runCEL())
 }
 
 // checkAction applies the model validators and CEL checks of one action.
@@ -104,6 +105,12 @@ func (d *decoder) checkSteps(path string, steps []*Step) {
 		d.errorf(path, "each_empty", "each.do must contain at least one step")
 		return
 	}
+	// Inside the steps, outputs also holds the step outputs by step name.
+	d.curSteps = make([]string, 0, len(steps))
+	for _, s := range steps {
+		d.curSteps = append(d.curSteps, s.Name)
+	}
+	defer func() { d.curSteps = nil }()
 	seen := map[string]bool{}
 	for i, s := range steps {
 		p := index(path, i)

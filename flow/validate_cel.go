@@ -18,13 +18,15 @@ var (
 
 // checkExpr queues a full-CEL field for checking.
 func (d *decoder) checkExpr(path, expr string, roots []string) {
-	d.celJobs = append(d.celJobs, celJob{path: path, text: expr, roots: roots, full: true})
+	d.celJobs = append(d.celJobs, celJob{path: path, text: expr, roots: roots, full: true,
+		method: d.curMethod, steps: d.curSteps})
 }
 
 // checkTemplate queues a ${...} template string for checking.
 func (d *decoder) checkTemplate(path, s string, roots []string) {
 	if strings.Contains(s, "${") {
-		d.celJobs = append(d.celJobs, celJob{path: path, text: s, roots: roots})
+		d.celJobs = append(d.celJobs, celJob{path: path, text: s, roots: roots,
+			method: d.curMethod, steps: d.curSteps})
 	}
 }
 
@@ -33,13 +35,30 @@ type celJob struct {
 	path, text string
 	roots      []string
 	full       bool // a full-CEL field, else a template
+	// method is the index of the method the text belongs to; steps are the
+	// step names in scope when it is inside an each action.
+	method int
+	steps  []string
 }
 
-func (j celJob) check() []cel.Problem {
+// celResult is what checking a text found: its problems and the method
+// outputs it reads.
+type celResult struct {
+	problems []cel.Problem
+	outputs  []string
+}
+
+func (j celJob) check() celResult {
+	var r celResult
 	if j.full {
-		return cel.CheckExpr(j.path, j.text, j.roots)
+		r.problems = cel.CheckExpr(j.path, j.text, j.roots)
+	} else {
+		r.problems = cel.CheckTemplate(j.path, j.text, j.roots)
 	}
-	return cel.CheckTemplate(j.path, j.text, j.roots)
+	if len(r.problems) == 0 && strings.Contains(j.text, "outputs") {
+		r.outputs = scanOutputs(j.text)
+	}
+	return r
 }
 
 // celKey identifies a check apart from its path: flows repeat expressions,
@@ -56,12 +75,12 @@ const minParallelJobs = 64
 
 // runCEL checks the queued CEL fields and templates and reports their
 // problems. Each distinct text is parsed once, on several goroutines when
-// there are many.
-func (d *decoder) runCEL() {
+// there are many. It returns the jobs with the outputs each one reads.
+func (d *decoder) runCEL() []outputRefs {
 	jobs := d.celJobs
 	d.celJobs = nil
 	if len(jobs) == 0 {
-		return
+		return nil
 	}
 	first := make(map[celKey]int, len(jobs))
 	var unique []int // index in jobs of the first job of each key
@@ -76,7 +95,7 @@ func (d *decoder) runCEL() {
 		}
 		slot[i] = u
 	}
-	results := make([][]cel.Problem, len(unique))
+	results := make([]celResult, len(unique))
 	workers := min(runtime.GOMAXPROCS(0), len(unique)/minParallelJobs+1)
 	if workers <= 1 {
 		for u, i := range unique {
@@ -98,36 +117,25 @@ func (d *decoder) runCEL() {
 		}
 		wg.Wait()
 	}
+	var refs []outputRefs
 	for i, j := range jobs {
-		u := slot[i]
-		if len(results[u]) == 0 {
+		r := results[slot[i]]
+		if len(r.outputs) > 0 {
+			refs = append(refs, outputRefs{job: j, names: r.outputs})
+		}
+		if len(r.problems) == 0 {
 			continue
 		}
-		problems := results[u]
-		if unique[u] != i {
+		problems := r.problems
+		if unique[slot[i]] != i {
 			// The messages name the path: check this copy on its own.
-			problems = j.check()
+			problems = j.check().problems
 		}
 		for _, p := range problems {
 			d.celProblem(j.path, p)
 		}
 	}
-}
-
-// checkData checks every string inside JSON data as a template.
-func (d *decoder) checkData(path string, v any, roots []string) {
-	switch v := v.(type) {
-	case string:
-		d.checkTemplate(path, v, roots)
-	case map[string]any:
-		for _, k := range sortedKeys(v) {
-			d.checkData(join(path, k), v[k], roots)
-		}
-	case []any:
-		for i, it := range v {
-			d.checkData(index(path, i), it, roots)
-		}
-	}
+	return refs
 }
 
 // celProblem reports a CEL problem at its place inside the string when the

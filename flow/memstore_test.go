@@ -1,0 +1,66 @@
+package flow_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store/storetest"
+)
+
+func TestMemoryStoreConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) flow.Store { return flow.NewMemoryStore() })
+}
+
+func TestMemoryStoreRejectsNonJSON(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(s *flow.Snapshot)
+		want   string
+	}{
+		{"func in state", func(s *flow.Snapshot) { s.State["f"] = func() {} }, `state`},
+		{"channel in outputs", func(s *flow.Snapshot) { s.Outputs["c"] = make(chan int) }, `outputs`},
+		{"func in pending output", func(s *flow.Snapshot) {
+			s.Pending = &flow.PendingFeedback{Output: []any{func() {}}}
+		}, `pending output`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := flow.NewMemoryStore()
+			snap := storetest.Snapshot("bad", 0)
+			c.change(snap)
+			err := s.Save(t.Context(), snap)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			_, err = s.Load(t.Context(), "bad")
+			assert.ErrorIs(t, err, flow.ErrNotFound)
+		})
+	}
+}
+
+func TestMemoryStoreConvertsStructs(t *testing.T) {
+	type draft struct {
+		Title string `json:"title"`
+		Words int    `json:"words"`
+	}
+	s := flow.NewMemoryStore()
+	snap := storetest.Snapshot("structs", 0)
+	snap.Outputs["draft"] = draft{Title: "Go", Words: 3}
+	require.NoError(t, s.Save(t.Context(), snap))
+	got, err := s.Load(t.Context(), "structs")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"title": "Go", "words": int64(3)}, got.Outputs["draft"])
+}
+
+func BenchmarkMemoryStore(b *testing.B) {
+	s := flow.NewMemoryStore()
+	for i := range 1000 {
+		if err := s.Save(b.Context(), storetest.Snapshot(fmt.Sprintf("run-%04d", i), i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	storetest.Benchmark(b, s)
+}

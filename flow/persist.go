@@ -1,0 +1,131 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+)
+
+// A Backend opens the store a persist block names with persistence_type;
+// it receives the block's persistence map (e.g. {persistence_type: X,
+// db_path: ...}).
+type Backend func(settings map[string]any) (Store, error)
+
+// WithStore sets the store for persist blocks that name no backend, and
+// for Resume. Without one, the engine keeps snapshots in memory.
+func WithStore(s Store) Option { return func(e *Engine) { e.store = s } }
+
+// WithBackend registers a Backend under a persistence_type name, such as
+// CrewAI's "SQLiteFlowPersistence" or a host's own.
+func WithBackend(name string, b Backend) Option { return func(e *Engine) { e.backends[name] = b } }
+
+// defaultStore returns the engine's store, creating an in-memory one.
+func (e *Engine) defaultStore() Store {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.store == nil {
+		e.store = NewMemoryStore()
+	}
+	return e.store
+}
+
+// storeFor resolves the store of a persist block.
+func (e *Engine) storeFor(def *Definition, p *Persist) (Store, error) {
+	if p == nil || p.Backend == nil {
+		return e.defaultStore(), nil
+	}
+	name := p.BackendType()
+	b, ok := e.backends[name]
+	if !ok {
+		return nil, fmt.Errorf("Cannot resolve persistence backend %s from the flow definition for flow '%s' (register it with flow.WithBackend(%q, ...))", pyRepr(p.Backend), def.Name, name)
+	}
+	return b(p.Backend)
+}
+
+// persistence is the compiled persist setting of one method.
+type persistence struct {
+	store Store
+}
+
+// compilePersist resolves each method's effective persist block: its own,
+// else the flow's.
+func (e *Engine) compilePersist(p *program) error {
+	def := p.def
+	cache := map[*Persist]Store{}
+	resolve := func(pb *Persist) (Store, error) {
+		if s, ok := cache[pb]; ok {
+			return s, nil
+		}
+		s, err := e.storeFor(def, pb)
+		if err != nil {
+			return nil, err
+		}
+		cache[pb] = s
+		return s, nil
+	}
+	if def.Persist != nil && def.Persist.Enabled {
+		s, err := resolve(def.Persist)
+		if err != nil {
+			return err
+		}
+		p.flowStore = s
+	}
+	for _, cm := range p.methods {
+		pb := def.Persist
+		if cm.m.Persist != nil {
+			pb = cm.m.Persist
+		}
+		if pb == nil || !pb.Enabled {
+			continue
+		}
+		s, err := resolve(pb)
+		if err != nil {
+			return err
+		}
+		cm.persist = &persistence{store: s}
+	}
+	return nil
+}
+
+// saver writes a run's snapshots one at a time, in order.
+type saver struct {
+	mu sync.Mutex
+}
+
+// snapshot captures the run as a Snapshot.
+func (r *run) snapshot(method, status string) *Snapshot {
+	r.sched.Lock()
+	defer r.sched.Unlock()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return &Snapshot{
+		FlowID: r.id, Flow: r.p.def.Name, DefinitionHash: r.p.hash, Status: status, Method: method,
+		State: maps.Clone(r.state), Outputs: maps.Clone(r.outputs),
+		Completed: append([]string(nil), r.trace...), Journal: append([]JournalEntry(nil), r.journal...),
+		LastFeedback: r.lastHF, Pending: r.pending, UpdatedAt: time.Now().UTC(),
+	}
+}
+
+// persist saves a snapshot after method completed, when its persist block
+// is enabled.
+func (r *run) persist(ctx context.Context, cm *cmethod) error {
+	if cm.persist == nil {
+		return nil
+	}
+	return r.save(ctx, cm.persist.store, cm.name, StatusRunning)
+}
+
+func (r *run) save(ctx context.Context, s Store, method, status string) error {
+	if _, ok := r.state["id"]; !ok {
+		return errors.New("Flow state must have an 'id' field for persistence")
+	}
+	r.saves.mu.Lock()
+	defer r.saves.mu.Unlock()
+	if err := s.Save(context.WithoutCancel(ctx), r.snapshot(method, status)); err != nil {
+		return fmt.Errorf("saving the run after %q: %w", method, err)
+	}
+	return nil
+}
