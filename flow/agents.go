@@ -21,6 +21,10 @@ func WithLLM(m llm.LLM) Option { return func(e *Engine) { e.llm = m } }
 // Without it, every agent uses the WithLLM model.
 func WithModels(r llm.Resolver) Option { return func(e *Engine) { e.models = r } }
 
+// WithDefaultModel names the model (e.g. "openai/gpt-4o-mini") that
+// WithModels resolves for agents whose definition names none.
+func WithDefaultModel(model string) Option { return func(e *Engine) { e.defaultModel = model } }
+
 // errNoModel explains how to give agents a model.
 var errNoModel = errors.New("no model is configured: use flow.WithLLM or flow.WithModels (CLI: set OPENAI_API_KEY or ANTHROPIC_API_KEY and TROUPE_MODEL, or pass --llm-script replies.yaml)")
 
@@ -47,8 +51,8 @@ func (e *Engine) model(ctx context.Context, c *LLMConfig) (llm.LLM, error) {
 	if e.llm != nil {
 		return e.llm, nil
 	}
-	if e.models != nil {
-		return e.models.Resolve(ctx, llm.Config{})
+	if e.models != nil && e.defaultModel != "" {
+		return e.models.Resolve(ctx, llm.Config{Model: e.defaultModel})
 	}
 	return nil, errNoModel
 }

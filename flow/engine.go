@@ -27,6 +27,7 @@ type Engine struct {
 	python       string
 	llm          llm.LLM
 	models       llm.Resolver
+	defaultModel string
 	store        Store
 	backends     map[string]Backend
 	feedback     FeedbackProvider

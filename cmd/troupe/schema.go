@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/troupe-dev/troupe/flow"
+)
+
+func newSchemaCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of the crewai.flow/v1 format",
+		Long: "schema prints a JSON Schema (draft 2020-12) of flow definition files on\n" +
+			"stdout. Save it and point your editor at it, for example with a first\n" +
+			"line such as\n\n" +
+			"  # yaml-language-server: $schema=./crewai-flow.schema.json\n\n" +
+			"The schema checks a file's shape; troupe validate checks everything.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out, err := flow.JSONSchema()
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out); err != nil {
+				return fmt.Errorf("writing the schema: %w", err)
+			}
+			return nil
+		},
+	}
+}
