@@ -21,21 +21,30 @@ type scope struct {
 	local   map[string]any
 }
 
+// varsPool recycles CEL variable sets; evaluation does not keep them.
+var varsPool = sync.Pool{New: func() any { return new(cel.Vars) }}
+
 // eval evaluates a compiled CEL program against the run's data.
 func (r *run) eval(ctx context.Context, p *cel.Program, sc *scope) (any, error) {
+	v := varsPool.Get().(*cel.Vars)
 	r.mu.RLock()
-	v := cel.Vars{State: r.state, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
-	out, err := p.Eval(ctx, &v)
+	*v = cel.Vars{State: r.state, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+	out, err := p.Eval(ctx, v)
 	r.mu.RUnlock()
+	*v = cel.Vars{}
+	varsPool.Put(v)
 	return out, err
 }
 
 // render renders compiled templates against the run's data.
 func (r *run) render(ctx context.Context, t *cel.Value, sc *scope) (any, error) {
+	v := varsPool.Get().(*cel.Vars)
 	r.mu.RLock()
-	v := cel.Vars{State: r.state, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
-	out, err := t.Render(ctx, &v)
+	*v = cel.Vars{State: r.state, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+	out, err := t.Render(ctx, v)
 	r.mu.RUnlock()
+	*v = cel.Vars{}
+	varsPool.Put(v)
 	return out, err
 }
 

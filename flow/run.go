@@ -95,7 +95,9 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	start := time.Now()
 	root := r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
-	r.logDebug(ctx, "flow started", "flow", def.Name, "run", r.id)
+	if r.debug(ctx) {
+		r.e.logger.DebugContext(ctx, "flow started", "flow", def.Name, "run", r.id)
+	}
 	err := r.kickoff(ctx, root)
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
@@ -107,7 +109,9 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 	if errors.Is(err, errPaused) {
 		res.Pending = r.pending
 		r.events.emit(Event{Kind: FlowPaused, Parent: root, Duration: time.Since(start)})
-		r.logDebug(ctx, "flow paused", "flow", def.Name, "run", r.id, "method", r.pending.Method)
+		if r.debug(ctx) {
+			r.e.logger.DebugContext(ctx, "flow paused", "flow", def.Name, "run", r.id, "method", r.pending.Method)
+		}
 		return res, nil
 	}
 	if r.p.flowStore != nil {
@@ -121,13 +125,17 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	if err != nil {
 		r.events.emit(Event{Kind: FlowFailed, Parent: root, Err: err, Duration: time.Since(start)})
-		r.logDebug(ctx, "flow failed", "flow", def.Name, "run", r.id, "error", err)
+		if r.debug(ctx) {
+			r.e.logger.DebugContext(ctx, "flow failed", "flow", def.Name, "run", r.id, "error", err)
+		}
 		return nil, err
 	}
 	if !def.Config.DeferTraceFinalization {
 		r.events.emit(Event{Kind: FlowFinished, Parent: root, Output: res.Output, Result: res, Duration: time.Since(start)})
 	}
-	r.logDebug(ctx, "flow finished", "flow", def.Name, "run", r.id, "duration", time.Since(start))
+	if r.debug(ctx) {
+		r.e.logger.DebugContext(ctx, "flow finished", "flow", def.Name, "run", r.id, "duration", time.Since(start))
+	}
 	return res, nil
 }
 
@@ -323,7 +331,9 @@ func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
 		err := r.runListener(ctx, i, t.payload, parent, rc)
 		if rc != nil && err != nil {
 			// A racer's failure is not the run's: the next one may win.
-			r.logDebug(ctx, "racing method failed", "method", r.p.methods[i].name, "error", err)
+			if r.debug(ctx) {
+				r.e.logger.DebugContext(ctx, "racing method failed", "method", r.p.methods[i].name, "error", err)
+			}
 			return nil
 		}
 		return err
@@ -419,8 +429,6 @@ func (r *run) outcome(cm *cmethod, out any) (string, bool, error) {
 	return "", false, err
 }
 
-func (r *run) logDebug(ctx context.Context, msg string, args ...any) {
-	if r.e.logger.Enabled(ctx, slog.LevelDebug) {
-		r.e.logger.DebugContext(ctx, msg, args...)
-	}
-}
+// debug reports whether debug logs are wanted; callers check it before
+// building log arguments, which would otherwise allocate on every run.
+func (r *run) debug(ctx context.Context) bool { return r.e.logger.Enabled(ctx, slog.LevelDebug) }

@@ -49,6 +49,9 @@ type celResult struct {
 }
 
 func (j celJob) check() celResult {
+	if outputs, ok := j.simple(); ok {
+		return celResult{outputs: outputs}
+	}
 	var r celResult
 	if j.full {
 		r.problems = cel.CheckExpr(j.path, j.text, j.roots)
@@ -59,6 +62,88 @@ func (j celJob) check() celResult {
 		r.outputs = scanOutputs(j.text)
 	}
 	return r
+}
+
+// simple recognises the commonest CEL texts without parsing them: bare
+// paths on an allowed root such as state.topic or outputs.step.raw, alone
+// or as every ${...} of a template. Those are valid, and what they read is
+// plain. For anything else it returns false and the CEL parser decides.
+func (j celJob) simple() (outputs []string, ok bool) {
+	if j.full {
+		text := strings.TrimSpace(j.text)
+		if strings.HasPrefix(text, "${") && strings.HasSuffix(text, "}") {
+			text = strings.TrimSpace(text[2 : len(text)-1])
+		}
+		out, ok := simplePath(text, j.roots)
+		if out != "" {
+			outputs = []string{out}
+		}
+		return outputs, ok
+	}
+	rest := j.text
+	for {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			return outputs, true
+		}
+		rest = rest[i+2:]
+		end := strings.IndexByte(rest, '}')
+		if end < 0 {
+			return nil, false
+		}
+		out, ok := simplePath(strings.TrimSpace(rest[:end]), j.roots)
+		if !ok {
+			return nil, false
+		}
+		if out != "" && !contains(outputs, out) {
+			outputs = append(outputs, out)
+		}
+		rest = rest[end+1:]
+	}
+}
+
+// simplePath reports whether text is root(.field)* with an allowed root
+// and no CEL reserved word, and returns the field after an outputs root.
+func simplePath(text string, roots []string) (output string, ok bool) {
+	root, rest, more := strings.Cut(text, ".")
+	if !isIdent(root) || celReserved[root] || !contains(roots, root) {
+		return "", false
+	}
+	for i := 0; more; i++ {
+		var field string
+		field, rest, more = strings.Cut(rest, ".")
+		if !isIdent(field) || celReserved[field] {
+			return "", false
+		}
+		if i == 0 && root == "outputs" {
+			output = field
+		}
+	}
+	return output, true
+}
+
+// isIdent reports whether s is a CEL identifier.
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// celReserved holds CEL's keywords and reserved words, which cannot be
+// plain identifiers.
+var celReserved = map[string]bool{
+	"true": true, "false": true, "null": true, "in": true, "as": true, "break": true,
+	"const": true, "continue": true, "else": true, "for": true, "function": true,
+	"if": true, "import": true, "let": true, "loop": true, "package": true,
+	"namespace": true, "return": true, "var": true, "void": true, "while": true,
 }
 
 // celKey identifies a check apart from its path: flows repeat expressions,
