@@ -171,7 +171,12 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 		if err != nil {
 			return nil, err
 		}
-		out, err := action.RunAgent(ctx, spec, action.AgentTask{Input: s}, r.agentOptions(sc.method))
+		r.withMemory(spec, truthy(ag.Extra["memory"]))
+		task := action.AgentTask{Input: s, ResponseSchema: ag.ResponseSchema}
+		if task.Context, err = r.knowledgeContext(ctx, ag.Extra["knowledge_sources"], s); err != nil {
+			return nil, fmt.Errorf("%s: knowledge_sources: %w", where, err)
+		}
+		out, err := action.RunAgent(ctx, spec, task, r.agentOptions(sc.method))
 		if err != nil {
 			return nil, err
 		}

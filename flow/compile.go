@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/troupe-dev/troupe/memory"
 )
 
 // program is a definition compiled for one engine: resolved actions,
@@ -27,6 +29,8 @@ type program struct {
 	// journal is set when runs keep their completions: some method
 	// persists or asks for human feedback.
 	journal bool
+	// mem is the flow's memory, nil when memory is off.
+	mem *memory.Memory
 }
 
 // execFn runs an action with its scope.
@@ -194,6 +198,11 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 		return nil, err
 	}
 	p.hash = definitionHash(def)
+	mem, err := e.flowMemory(def)
+	if err != nil {
+		return nil, err
+	}
+	p.mem = mem
 	for _, cm := range p.methods {
 		p.journal = p.journal || cm.persist != nil || cm.m.HumanFeedback != nil
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
@@ -55,6 +56,9 @@ func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn,
 		}
 		spec, err := e.crewSpec(ctx, crew)
 		if err != nil {
+			return nil, err
+		}
+		if err := r.crewExtras(ctx, crew, spec); err != nil {
 			return nil, err
 		}
 		out, err := action.RunCrew(ctx, spec, inputs, r.agentOptions(sc.method))
@@ -144,4 +148,34 @@ func (e *Engine) crewSpec(ctx context.Context, c *Crew) (*action.CrewSpec, error
 		spec.ManagerModel = m
 	}
 	return spec, nil
+}
+
+// crewExtras gives crew agents memory and knowledge when the crew or the
+// agent asks for them.
+func (r *run) crewExtras(ctx context.Context, c *Crew, spec *action.CrewSpec) error {
+	crewMem := truthy(c.Extra["memory"])
+	for _, s := range spec.Agents {
+		a := c.Agent(s.Name)
+		if a == nil {
+			continue
+		}
+		r.withMemory(s, crewMem || truthy(a.Extra["memory"]))
+		var tasks []string
+		for _, t := range c.Tasks {
+			if t.Agent == "" || t.Agent == a.Name {
+				tasks = append(tasks, t.Description)
+			}
+		}
+		query := strings.Join(tasks, "\n")
+		for _, sources := range []any{c.Extra["knowledge_sources"], a.Extra["knowledge_sources"]} {
+			block, err := r.knowledgeContext(ctx, sources, query)
+			if err != nil {
+				return fmt.Errorf("crew action: agents.%s: knowledge_sources: %w", a.Name, err)
+			}
+			if block != "" {
+				s.Backstory += "\n\n" + block
+			}
+		}
+	}
+	return nil
 }

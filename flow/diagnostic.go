@@ -27,6 +27,19 @@ func (s Severity) String() string {
 // MarshalText renders the severity as in String.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads "error" or "warning".
+func (s *Severity) UnmarshalText(text []byte) error {
+	switch string(text) {
+	case "error":
+		*s = SeverityError
+	case "warning":
+		*s = SeverityWarning
+	default:
+		return fmt.Errorf("flow: unknown severity %q: want error or warning", text)
+	}
+	return nil
+}
+
 // A Diagnostic is one problem found in a definition, with its place.
 type Diagnostic struct {
 	File     string   `json:"file"`
@@ -34,21 +47,30 @@ type Diagnostic struct {
 	Column   int      `json:"column"`
 	Path     string   `json:"path"`
 	Severity Severity `json:"severity"`
-	// Code is a stable rule identifier, e.g. "extra_forbidden" or
-	// "cel_unknown_root".
+	// Code is a stable rule identifier: pydantic's error type where CrewAI
+	// raises one (missing, extra_forbidden, dict_type, literal_error,
+	// union_tag_invalid, ...), the CEL rule (cel_empty, cel_invalid,
+	// cel_unknown_root, template_unterminated, template_empty), CrewAI's
+	// issue code (emit_without_router, human_feedback_llm_required, ...) or
+	// Troupe's own (syntax, not_mapping, unknown_event, unreachable,
+	// router_without_trigger, unknown_output, output_not_ready,
+	// unknown_key, duplicate_key, ...).
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
 
 // String formats the diagnostic as FILE:LINE:COL: SEVERITY: PATH: MESSAGE,
-// leaving out the parts that are unknown.
+// leaving out the parts that are unknown (LINE:COL: ... without a file).
 func (d Diagnostic) String() string {
 	var b strings.Builder
-	if d.File != "" {
-		b.WriteString(d.File)
-		if d.Line > 0 {
-			fmt.Fprintf(&b, ":%d:%d", d.Line, d.Column)
+	b.WriteString(d.File)
+	if d.Line > 0 {
+		if d.File != "" {
+			b.WriteByte(':')
 		}
+		fmt.Fprintf(&b, "%d:%d", d.Line, d.Column)
+	}
+	if b.Len() > 0 {
 		b.WriteString(": ")
 	}
 	b.WriteString(d.Severity.String())

@@ -10,6 +10,7 @@ import (
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
 	"github.com/troupe-dev/troupe/llm"
+	"github.com/troupe-dev/troupe/memory"
 )
 
 // An Engine runs definitions. It holds what a definition refers to by name
@@ -29,6 +30,7 @@ type Engine struct {
 	models       llm.Resolver
 	defaultModel string
 	store        Store
+	memory       *memory.Memory
 	backends     map[string]Backend
 	feedback     FeedbackProvider
 	feedbackRefs map[string]FeedbackProvider

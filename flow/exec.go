@@ -119,7 +119,7 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 	}
 	return func(ctx context.Context, r *run, sc *scope, trigger any) (any, error) {
 		in := inputPool.Get().(*Input)
-		*in = Input{Method: sc.method, Trigger: trigger, Item: sc.item, State: &r.stateHandle}
+		*in = Input{Method: sc.method, Trigger: trigger, Item: sc.item, State: &r.stateHandle, Memory: r.mem}
 		defer func() {
 			*in = Input{}
 			inputPool.Put(in)

@@ -1,6 +1,10 @@
 package flow
 
-import "context"
+import (
+	"context"
+
+	"github.com/troupe-dev/troupe/memory"
+)
 
 // Handler is the Go body of a code method: a function registered under a
 // ref (Engine.Code, WithCode) or set directly on a method built in Go.
@@ -25,6 +29,9 @@ type Input struct {
 	Item any
 	// State is the run's state, safe for concurrent use.
 	State *State
+	// Memory is the flow's memory (scoped to /flow/<name>), or nil when
+	// memory is off.
+	Memory *memory.Memory
 }
 
 // Arg returns the with argument key, or nil.

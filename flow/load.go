@@ -89,8 +89,9 @@ func check(data []byte, source string) (*Definition, Diagnostics) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = yamlLine.ReplaceAllString(msg, "")
 		var p Pos
-		if pe, ok := err.(*docError); ok {
-			p = Pos{pe.line, 1}
+		var de *docError
+		if errors.As(err, &de) {
+			p = Pos{de.line, 1}
 		} else if at, ok := syntaxPos(data); ok {
 			p = at
 		}
@@ -135,11 +136,16 @@ func (d *decoder) reportDuplicates(root *node, dups []dupKey) {
 		}
 	}
 	walk("", root)
+	// A mapping repeated through an alias repeats its duplicates: report
+	// each written key once.
+	seen := make(map[dupKey]bool, len(dups))
 	for _, dk := range dups {
 		path, ok := at[dk.in]
-		if !ok {
+		k := dupKey{key: dk.key, pos: dk.pos}
+		if !ok || seen[k] {
 			continue
 		}
+		seen[k] = true
 		d.diags = append(d.diags, Diagnostic{File: d.file, Line: dk.pos.Line, Column: dk.pos.Column,
 			Path: join(path, dk.key), Severity: SeverityWarning, Code: "duplicate_key",
 			Message: fmt.Sprintf("key %q is written more than once in this mapping; the last value wins", dk.key)})

@@ -1,6 +1,7 @@
 package flow_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -445,6 +446,8 @@ func TestDiagnosticFormat(t *testing.T) {
 	assert.Equal(t, "f.yaml:3:7: error: methods.m.do: boom", d.String())
 	w := flow.Diagnostic{Severity: flow.SeverityWarning, Message: "hm"}
 	assert.Equal(t, "warning: hm", w.String())
+	assert.Equal(t, "2:5: warning: hm", flow.Diagnostic{Line: 2, Column: 5, Severity: flow.SeverityWarning, Message: "hm"}.String())
+	assert.Equal(t, "f.yaml: error: gone", flow.Diagnostic{File: "f.yaml", Message: "gone"}.String())
 	assert.Equal(t, "flow: f.yaml:3:7: error: methods.m.do: boom", flow.Diagnostics{d}.Error())
 	multi := flow.Diagnostics{d, w}.Error()
 	assert.True(t, strings.HasPrefix(multi, "flow: 2 problems:\n"), multi)
@@ -534,4 +537,15 @@ methods:
 	// broken.yaml:6:34 error methods.greet.do.expr [cel_unknown_root]
 	// broken.yaml:7:3 warning methods.typo [unreachable]
 	// broken.yaml:8:5 warning methods.typo.listen [unknown_event]
+}
+
+func TestDiagnosticsRoundTripThroughJSON(t *testing.T) {
+	_, ds := check(t, "name: F\nmethods:\n  a: {start: true, emit: [x], do: {call: expression, expr: nope}}\n")
+	require.Len(t, ds, 2)
+	raw, err := json.Marshal(ds)
+	require.NoError(t, err)
+	var back flow.Diagnostics
+	require.NoError(t, json.Unmarshal(raw, &back))
+	assert.Equal(t, ds, back)
+	assert.Error(t, json.Unmarshal([]byte(`[{"severity": "fatal"}]`), &back))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/troupe-dev/troupe/llm"
+	"github.com/troupe-dev/troupe/memory"
 )
 
 // run is one execution of a program.
@@ -40,6 +41,7 @@ type run struct {
 	resumed  *PendingFeedback // the pause a resumed run answers
 	feedback *string          // the answer to it
 	lastHF   map[string]any
+	mem      *memory.Memory
 	pending  *PendingFeedback
 	saves    saver
 
@@ -84,6 +86,7 @@ func newRun(e *Engine, p *program, state map[string]any) *run {
 	}
 	r.id, _ = state["id"].(string)
 	r.stateHandle = State{mu: &r.mu, m: r.state}
+	r.mem = p.mem
 	return r
 }
 

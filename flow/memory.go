@@ -1,0 +1,138 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/memory"
+	"github.com/troupe-dev/troupe/memory/knowledge"
+)
+
+// WithMemory gives runs a memory. Each flow sees the part under
+// /flow/<name>; agents and crews with memory: true recall from it before a
+// task and remember its result, and code handlers reach it as
+// Input.Memory. Without it, a definition with config.memory or
+// memory: true gets a memory kept in this engine's process.
+func WithMemory(m *memory.Memory) Option { return func(e *Engine) { e.memory = m } }
+
+// flowMemory returns the memory of def, or nil when memory is off for it.
+func (e *Engine) flowMemory(def *Definition) (*memory.Memory, error) {
+	if e.memory == nil && !usesMemory(def) {
+		return nil, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.memory == nil {
+		m, err := memory.New(memory.NewInMemoryStore())
+		if err != nil {
+			return nil, err
+		}
+		e.memory = m
+	}
+	return e.memory.Sub(memory.FlowScope(def.Name)), nil
+}
+
+// usesMemory reports whether the definition asks for memory.
+func usesMemory(def *Definition) bool {
+	if def.Config.Memory != nil {
+		return true
+	}
+	for _, m := range def.Methods {
+		if a := m.Do; a != nil {
+			if a.Agent != nil && truthy(a.Agent.Extra["memory"]) {
+				return true
+			}
+			if a.Crew != nil && truthy(a.Crew.Extra["memory"]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func truthy(v any) bool { b, _ := v.(bool); return b }
+
+// agentMemory lets an agent recall and remember through a flow's memory.
+// It files what it remembers itself (scope, categories, importance), so
+// remembering costs no model call.
+type agentMemory struct {
+	m     *memory.Memory
+	scope string
+}
+
+func (a agentMemory) Recall(ctx context.Context, query string) ([]string, error) {
+	matches, err := a.m.Recall(ctx, memory.Query{Text: query, Limit: 5})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(matches))
+	for _, mt := range matches {
+		out = append(out, mt.Record.Content)
+	}
+	return out, nil
+}
+
+func (a agentMemory) Remember(ctx context.Context, text string) error {
+	_, err := a.m.Remember(ctx, memory.Item{Content: text, Scope: a.scope, Categories: []string{"task_result"},
+		Importance: memory.Importance(0.5)})
+	return err
+}
+
+// withMemory sets spec.Memory when the agent (or its crew) asks for it.
+func (r *run) withMemory(spec *action.AgentSpec, wanted bool) {
+	if wanted && r.mem != nil {
+		spec.Memory = agentMemory{m: r.mem, scope: "/agent/" + memory.Slug(spec.Role)}
+	}
+}
+
+// knowledgeContext searches an agent's or crew's knowledge_sources for the
+// task and returns the prompt block, or "".
+func (r *run) knowledgeContext(ctx context.Context, sources any, query string) (string, error) {
+	list, ok := sources.([]any)
+	if !ok || len(list) == 0 {
+		return "", nil
+	}
+	base, err := knowledge.New(memory.LexicalEmbedder{})
+	if err != nil {
+		return "", err
+	}
+	var srcs []knowledge.Source
+	for i, s := range list {
+		switch v := s.(type) {
+		case string:
+			srcs = append(srcs, r.knowledgePath(v))
+		case map[string]any:
+			if text, ok := v["text"].(string); ok {
+				srcs = append(srcs, knowledge.Text(fmt.Sprintf("source %d", i), text))
+			} else if p, ok := v["path"].(string); ok {
+				srcs = append(srcs, r.knowledgePath(p))
+			} else {
+				return "", fmt.Errorf("knowledge_sources[%d]: use a path or {text: ...} / {path: ...}", i)
+			}
+		default:
+			return "", fmt.Errorf("knowledge_sources[%d]: use a path or {text: ...} / {path: ...}", i)
+		}
+	}
+	if err := base.Add(ctx, srcs...); err != nil {
+		return "", err
+	}
+	res, err := base.Search(ctx, query, 3, 0.1)
+	if err != nil || len(res) == 0 {
+		return "", err
+	}
+	return knowledge.Format(res), nil
+}
+
+// knowledgePath resolves a knowledge file or folder against the flow's folder.
+func (r *run) knowledgePath(p string) knowledge.Source {
+	if !filepath.IsAbs(p) && r.p.def.Dir != "" {
+		p = filepath.Join(r.p.def.Dir, p)
+	}
+	if strings.HasSuffix(p, "/") || filepath.Ext(p) == "" {
+		return knowledge.Folder(p)
+	}
+	return knowledge.File(p)
+}
