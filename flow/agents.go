@@ -57,16 +57,25 @@ func (e *Engine) model(ctx context.Context, c *LLMConfig) (llm.LLM, error) {
 	return nil, errNoModel
 }
 
-// agentSpec turns an agent definition into a runnable spec; where names
-// the agent in errors.
-func (e *Engine) agentSpec(ctx context.Context, a *Agent, where string) (*action.AgentSpec, error) {
+// checkAgent reports what keeps an agent definition from being built:
+// CrewAI finds these when the agent runs, Troupe before the flow starts.
+func (e *Engine) checkAgent(a *Agent, where string) error {
 	if a.FromRepository != "" {
-		return nil, fmt.Errorf("%s: from_repository needs CrewAI's agent repository, which Troupe cannot reach; declare role, goal and backstory inline", where)
+		return fmt.Errorf("%s: from_repository needs CrewAI's agent repository, which Troupe cannot reach; declare role, goal and backstory inline", where)
 	}
 	for _, f := range []struct{ name, v string }{{"role", a.Role}, {"goal", a.Goal}, {"backstory", a.Backstory}} {
 		if f.v == "" && a.Settings[f.name] == nil {
-			return nil, fmt.Errorf("%s: missing required field '%s'", where, f.name)
+			return fmt.Errorf("%s: missing required field '%s'", where, f.name)
 		}
+	}
+	return e.checkAgentTools(a, where)
+}
+
+// agentSpec turns an agent definition into a runnable spec; where names
+// the agent in errors.
+func (e *Engine) agentSpec(ctx context.Context, a *Agent, where string) (*action.AgentSpec, error) {
+	if err := e.checkAgent(a, where); err != nil {
+		return nil, err
 	}
 	m, err := e.model(ctx, a.LLM)
 	if err != nil {
@@ -149,7 +158,7 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 	if ag.Role != "" {
 		where = fmt.Sprintf("agent %q", ag.Role)
 	}
-	if err := e.checkAgentTools(ag, where); err != nil {
+	if err := e.checkAgent(ag, where); err != nil {
 		return nil, err
 	}
 	input, err := e.env.CompileTemplate(ag.Input)

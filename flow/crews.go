@@ -15,7 +15,7 @@ import (
 func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn, error) {
 	if a.Crew != nil {
 		for _, ag := range a.Crew.Agents {
-			if err := e.checkAgentTools(ag, "crew action: agents."+ag.Name); err != nil {
+			if err := e.checkAgent(ag, "crew action: agents."+ag.Name); err != nil {
 				return nil, err
 			}
 		}

@@ -316,13 +316,23 @@ func TestCrewAndAgentRowsThatFailAtRunTime(t *testing.T) {
 			for _, s := range c.wantErr {
 				assert.Contains(t, err.Error(), s)
 			}
-			var me *flow.MethodError
-			require.ErrorAs(t, err, &me)
 			method := "research"
 			if c.file == "agent_from_repository.yaml" {
 				method = "answer"
 			}
-			assert.Equal(t, method, me.Method)
+			// Problems Troupe can see before running are build errors;
+			// the crew folder is only read when the method runs.
+			var me *flow.MethodError
+			var be *flow.BuildError
+			switch {
+			case errors.As(err, &be):
+				require.Len(t, be.Problems, 1)
+				assert.Equal(t, method, be.Problems[0].Method)
+			case errors.As(err, &me):
+				assert.Equal(t, method, me.Method)
+			default:
+				t.Fatalf("want a *flow.BuildError or *flow.MethodError, got %T", err)
+			}
 			if c.is != nil {
 				assert.ErrorIs(t, err, c.is)
 			}
