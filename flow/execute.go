@@ -164,6 +164,7 @@ func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any
 	if store == nil {
 		store = r.e.defaultStore()
 	}
+	r.home = store
 	if err := r.save(ctx, store, cm.name, StatusPaused); err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func (m *memoryStore) Save(ctx context.Context, s *Snapshot) error {
 		return fmt.Errorf("flow: memory store: save %q: %w", s.FlowID, err)
 	}
 	if c.UpdatedAt.IsZero() {
-		c.UpdatedAt = time.Now()
+		c.UpdatedAt = time.Now().UTC()
 	}
 	m.mu.Lock()
 	m.snaps[c.FlowID] = c

@@ -1,6 +1,7 @@
 package flow_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -63,4 +64,19 @@ func BenchmarkMemoryStore(b *testing.B) {
 		}
 	}
 	storetest.Benchmark(b, s)
+}
+
+// A memory store hands out copies: changing a loaded snapshot changes
+// nothing stored.
+func ExampleNewMemoryStore() {
+	ctx := context.Background()
+	store := flow.NewMemoryStore()
+	_ = store.Save(ctx, &flow.Snapshot{FlowID: "run-1", Status: flow.StatusRunning, State: map[string]any{"count": 1}})
+
+	snap, _ := store.Load(ctx, "run-1")
+	snap.State["count"] = int64(99)
+
+	again, _ := store.Load(ctx, "run-1")
+	fmt.Printf("%v %T\n", again.State["count"], again.State["count"])
+	// Output: 1 int64
 }

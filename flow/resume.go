@@ -33,6 +33,7 @@ func (e *Engine) Resume(ctx context.Context, def *Definition, flowID, feedback s
 	state["id"] = flowID
 	r := newRun(e, p, state)
 	r.replay = newReplay(snap.Journal)
+	r.home = store
 	r.lastHF = snap.LastFeedback
 	if snap.Status == StatusPaused && snap.Pending != nil {
 		r.resumed, r.feedback = snap.Pending, &feedback

@@ -42,6 +42,9 @@ type run struct {
 	feedback *string          // the answer to it
 	lastHF   map[string]any
 	mem      *memory.Memory
+	// home is where this run was saved when it paused or was resumed
+	// from; its final status goes there too.
+	home Store
 	pending  *PendingFeedback
 	saves    saver
 
@@ -117,12 +120,16 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 		}
 		return res, nil
 	}
-	if r.p.flowStore != nil {
+	home := r.p.flowStore
+	if home == nil {
+		home = r.home
+	}
+	if home != nil {
 		status := StatusCompleted
 		if err != nil {
 			status = StatusFailed
 		}
-		if serr := r.save(ctx, r.p.flowStore, "", status); serr != nil && err == nil {
+		if serr := r.save(ctx, home, "", status); serr != nil && err == nil {
 			err = serr
 		}
 	}

@@ -12,7 +12,9 @@ import (
 // suite every Store should pass.
 type Store interface {
 	// Save writes the snapshot of a run, replacing the earlier one with
-	// the same FlowID.
+	// the same FlowID. It rejects a nil snapshot or an empty FlowID, and
+	// records a zero UpdatedAt as the time of the save (without changing
+	// the caller's snapshot).
 	Save(ctx context.Context, s *Snapshot) error
 	// Load returns the latest snapshot of a run, or an error wrapping
 	// ErrNotFound.

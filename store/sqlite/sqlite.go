@@ -1,0 +1,126 @@
+// Package sqlite keeps flow run snapshots in a SQLite database file, so runs
+// can be restored, resumed after a pause and inspected after the process
+// ends.
+//
+// It uses modernc.org/sqlite (pure Go, no cgo). The file is opened in WAL
+// mode with a busy timeout, so many goroutines and several processes on one
+// machine can share it: readers never wait, and writers wait their turn
+// instead of failing.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/troupe-dev/troupe/flow"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// DefaultPath is where the troupe command keeps run snapshots, relative to
+// the working folder.
+const DefaultPath = ".troupe/flows.db"
+
+// busyTimeout is how long a write waits for another connection's write,
+// in milliseconds.
+const busyTimeout = 10000
+
+// schema is the one table of the store. updated_at is UTC text of fixed
+// width, so it sorts as the instants do.
+const schema = `
+CREATE TABLE IF NOT EXISTS flow_snapshots (
+	flow_id         TEXT PRIMARY KEY,
+	flow            TEXT NOT NULL,
+	status          TEXT NOT NULL,
+	method          TEXT NOT NULL,
+	definition_hash TEXT NOT NULL,
+	data            TEXT NOT NULL,
+	updated_at      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS flow_snapshots_updated_at ON flow_snapshots (updated_at DESC);
+CREATE INDEX IF NOT EXISTS flow_snapshots_status ON flow_snapshots (status, updated_at DESC);
+CREATE INDEX IF NOT EXISTS flow_snapshots_flow ON flow_snapshots (flow, updated_at DESC);
+`
+
+// Store is a flow.Store on a SQLite file. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+	// write lets one Save or Delete of this Store at a time reach SQLite,
+	// so goroutines queue here rather than spin in SQLite's busy handler;
+	// other processes are still kept apart by the busy timeout.
+	write chan struct{}
+	save  *sql.Stmt
+	load  *sql.Stmt
+	del   *sql.Stmt
+}
+
+var _ flow.Store = (*Store)(nil)
+
+// Open opens the database file at path, creating it, its parent folders and
+// the schema when missing. The path ":memory:" gives a private in-memory
+// database.
+func Open(path string) (*Store, error) {
+	return OpenContext(context.Background(), path)
+}
+
+// OpenContext is Open with a context for creating the schema.
+func OpenContext(ctx context.Context, path string) (*Store, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
+	}
+	memory := path == ":memory:"
+	if !memory {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("sqlite: create the folder of %s: %w", path, err)
+		}
+	}
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)",
+		path, busyTimeout)
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if memory {
+		// Each connection to ":memory:" is a database of its own.
+		db.SetMaxOpenConns(1)
+	}
+	s := &Store{db: db, path: path, write: make(chan struct{}, 1)}
+	if err := s.prepare(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	var err error
+	if s.save, err = s.db.PrepareContext(ctx, saveSQL); err != nil {
+		return err
+	}
+	if s.load, err = s.db.PrepareContext(ctx, loadSQL); err != nil {
+		return err
+	}
+	s.del, err = s.db.PrepareContext(ctx, deleteSQL)
+	return err
+}
+
+// Path returns the path the store was opened with.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database. Calls after the first do nothing.
+func (s *Store) Close() error {
+	err := errors.Join(s.save.Close(), s.load.Close(), s.del.Close(), s.db.Close())
+	if err != nil {
+		return fmt.Errorf("sqlite: close %s: %w", s.path, err)
+	}
+	return nil
+}
