@@ -44,9 +44,9 @@ type run struct {
 	mem      *memory.Memory
 	// home is where this run was saved when it paused or was resumed
 	// from; its final status goes there too.
-	home Store
-	pending  *PendingFeedback
-	saves    saver
+	home    Store
+	pending *PendingFeedback
+	saves   saver
 
 	events *eventLog
 }
