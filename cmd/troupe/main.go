@@ -5,12 +5,15 @@
 //	troupe validate [--json] FILE...   check definitions, report every problem
 //	troupe run [FILE] [--inputs JSON] [--json] [--llm-script FILE]
 //	                                   run a flow (FILE defaults to flow.yaml)
+//	troupe resume [FILE] --id ID [--feedback TEXT]
+//	                                   continue a paused or interrupted run
+//	troupe runs [--status S] [--json]  list stored runs
 //	troupe plot [--format dot] FILE    draw a flow as Mermaid or DOT
 //	troupe init NAME                   create a project folder with a flow
 //	troupe schema                      print the JSON Schema of the format
 //
 // Exit codes: 0 success, 1 an invalid definition or a failed command,
-// 2 a usage error.
+// 2 a usage error, 3 a run paused for human feedback.
 package main
 
 import (
@@ -39,6 +42,8 @@ func subcommands() []*cobra.Command {
 	return []*cobra.Command{
 		newValidateCmd(),
 		newRunCmd(),
+		newResumeCmd(),
+		newRunsCmd(),
 		newPlotCmd(),
 		newInitCmd(),
 		newSchemaCmd(),

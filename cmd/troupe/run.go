@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,12 +9,14 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/llm/fake"
 	"github.com/troupe-dev/troupe/schema"
+	"github.com/troupe-dev/troupe/store/sqlite"
 )
 
 type runFlags struct {
@@ -23,81 +24,165 @@ type runFlags struct {
 	asJSON       bool
 	allowScripts bool
 	llmScript    string
+	store        string
 }
+
+// defaultStore is where runs are saved, relative to the working folder.
+const defaultStore = sqlite.DefaultPath
 
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run [FILE]",
 		Short: "Run a flow (FILE defaults to ./flow.yaml) and print its result",
-		Args:  cobra.MaximumNArgs(1),
+		Long: "Run a flow (FILE defaults to ./flow.yaml) and print its result.\n\n" +
+			"A method with human_feedback asks in the terminal when stdin is one. Otherwise\n" +
+			"the run pauses: its flow id, the question and the command that resumes it are\n" +
+			"printed on stderr, and troupe exits with code 3.",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := "flow.yaml"
-			if len(args) == 1 {
-				path = args[0]
-			}
-			return runFlow(cmd, path, f)
+			return runFlow(cmd, flowPath(args), f)
 		},
 	}
 	cmd.Flags().StringVar(&f.inputs, "inputs", "", "kickoff inputs as a JSON object, merged into the state")
+	addEngineFlags(cmd, &f)
+	return cmd
+}
+
+// addEngineFlags adds the flags run and resume share.
+func addEngineFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print {result, outputs, state, trace, usage} as one JSON object")
 	cmd.Flags().BoolVar(&f.allowScripts, "allow-scripts", false, "allow script actions (Python) from this trusted definition")
 	cmd.Flags().StringVar(&f.llmScript, "llm-script", "", "answer every model call from this scripted replies file (llm/fake format)")
-	return cmd
+	cmd.Flags().StringVar(&f.store, "store", defaultStore, "the SQLite file runs are saved in (persist blocks, pauses)")
+}
+
+// flowPath is the FILE argument, ./flow.yaml by default.
+func flowPath(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return "flow.yaml"
 }
 
 func runFlow(cmd *cobra.Command, path string, f runFlags) error {
 	stderr := cmd.ErrOrStderr()
-	fail := func(format string, args ...any) error {
-		fmt.Fprintf(stderr, format+"\n", args...)
-		return exitError{1}
-	}
-	loadDotEnv(".env")
-	if st, err := os.Stat(path); err != nil {
-		return fail("Invalid definition path: %s does not exist.", path)
-	} else if st.IsDir() {
-		return fail("Invalid definition path: %s is not a file.", path)
-	}
-	def, err := flow.Load(path)
+	def, err := loadDefinition(path, stderr)
 	if err != nil {
-		return fail("%v", err)
+		return err
 	}
 	inputs, err := parseInputs(f.inputs)
 	if err != nil {
-		return fail("Invalid --inputs JSON: %v", err)
+		fmt.Fprintf(stderr, "Invalid --inputs JSON: %v\n", err)
+		return exitError{exitFail}
 	}
 	if inputs, err = checkInputs(def, inputs, stderr); err != nil {
-		return exitError{1}
+		return exitError{exitFail}
 	}
-	opts := []flow.Option{flow.WithScripts(f.allowScripts || scriptsFromEnv())}
+	s, err := newSession(cmd, f)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitError{exitFail}
+	}
+	defer s.close()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	res, err := s.engine.Run(ctx, def, inputs)
+	return s.finish(cmd, path, def, res, err)
+}
+
+// loadDefinition reads ./.env and the definition at path, reporting
+// problems on stderr.
+func loadDefinition(path string, stderr io.Writer) (*flow.Definition, error) {
+	loadDotEnv(".env")
+	if st, err := os.Stat(path); err != nil {
+		fmt.Fprintf(stderr, "Invalid definition path: %s does not exist.\n", path)
+		return nil, exitError{exitFail}
+	} else if st.IsDir() {
+		fmt.Fprintf(stderr, "Invalid definition path: %s is not a file.\n", path)
+		return nil, exitError{exitFail}
+	}
+	def, err := flow.Load(path)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, exitError{exitFail}
+	}
+	return def, nil
+}
+
+// A session is the engine of one run or resume, with the SQLite files it
+// saves to and, on a terminal, the person who answers feedback requests.
+type session struct {
+	flags  runFlags
+	stores *stores
+	asker  *terminalFeedback // nil when stdin is not a terminal
+	engine *flow.Engine
+}
+
+func newSession(cmd *cobra.Command, f runFlags) (*session, error) {
+	stderr := cmd.ErrOrStderr()
+	s := &session{flags: f, stores: newStores(f.store)}
+	opts := []flow.Option{
+		flow.WithScripts(f.allowScripts || scriptsFromEnv()),
+		flow.WithStore(s.stores.store(f.store)),
+		flow.WithBackend(persistenceType, s.stores.backend),
+	}
 	if f.llmScript != "" {
 		m, err := fake.Load(f.llmScript)
 		if err != nil {
-			return fail("%v", err)
+			return nil, err
 		}
 		opts = append(opts, flow.WithLLM(m))
 	} else {
 		opts = append(opts, modelOptions()...)
 	}
-	if !f.asJSON && isTerminal(os.Stderr) {
+	if in := cmd.InOrStdin(); isTerminal(in) {
+		s.asker = newTerminalFeedback(in, stderr)
+		opts = append(opts, flow.WithFeedback(s.asker))
+	} else {
+		opts = append(opts, flow.WithFeedback(flow.PendingProvider))
+	}
+	if !f.asJSON && isTerminal(stderr) {
 		opts = append(opts, flow.WithEvents(progress(stderr)))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res, err := flow.NewEngine(opts...).Run(ctx, def, inputs)
+	s.engine = flow.NewEngine(opts...)
+	return s, nil
+}
+
+func (s *session) close() { _ = s.stores.Close() }
+
+// finish prints the outcome of a run: its result, or on a pause what is
+// asked and how to resume (exit code 3), or the error (exit code 1).
+func (s *session) finish(cmd *cobra.Command, path string, def *flow.Definition, res *flow.Result, err error) error {
+	stderr := cmd.ErrOrStderr()
 	if err != nil {
-		return fail("%v", err)
+		fmt.Fprintln(stderr, err)
+		return exitError{exitFail}
 	}
 	out := cmd.OutOrStdout()
-	if f.asJSON {
-		enc := json.NewEncoder(out)
-		return enc.Encode(map[string]any{
-			"result":  jsonable(res.Output),
-			"outputs": res.Outputs,
-			"state":   res.State,
-			"trace":   res.Trace,
-			"usage":   res.Usage,
-		})
+	report := map[string]any{
+		"result":  jsonable(res.Output),
+		"outputs": res.Outputs,
+		"state":   res.State,
+		"trace":   res.Trace,
+		"usage":   res.Usage,
+	}
+	if res.Pending != nil {
+		id := res.RunID
+		if id == "" {
+			id = fmt.Sprint(res.State["id"])
+		}
+		reportPause(stderr, def.Name, id, res.Pending, resumeCommand(path, id, s.flags))
+		if s.flags.asJSON {
+			report["flow_id"], report["pending"] = id, res.Pending
+			if err := json.NewEncoder(out).Encode(report); err != nil {
+				return err
+			}
+		}
+		return exitError{exitPaused}
+	}
+	if s.flags.asJSON {
+		return json.NewEncoder(out).Encode(report)
 	}
 	fmt.Fprintln(out, formatResult(res.Output))
 	return nil
@@ -242,21 +327,43 @@ func jsonable(v any) any {
 	return v
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
+// progress prints a run's steps on a terminal, and the model's text as it
+// streams in when the definition sets config.stream.
 func progress(w io.Writer) func(flow.Event) {
+	var (
+		mu      sync.Mutex
+		midLine bool // streamed text did not end its line
+	)
 	return func(ev flow.Event) {
+		var line string
 		switch ev.Kind {
+		case flow.LLMStream:
+			if ev.Text == "" {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprint(w, ev.Text)
+			midLine = !strings.HasSuffix(ev.Text, "\n")
+			return
 		case flow.MethodStarted:
-			fmt.Fprintf(w, "▶ %s\n", ev.Method)
+			line = fmt.Sprintf("▶ %s", ev.Method)
 		case flow.MethodFinished:
-			fmt.Fprintf(w, "✔ %s (%s)\n", ev.Method, ev.Duration.Round(1000))
+			line = fmt.Sprintf("✔ %s (%s)", ev.Method, ev.Duration.Round(1000))
 		case flow.MethodFailed:
-			fmt.Fprintf(w, "✘ %s: %v\n", ev.Method, ev.Err)
+			line = fmt.Sprintf("✘ %s: %v", ev.Method, ev.Err)
+		case flow.MethodPaused:
+			line = fmt.Sprintf("⏸ %s: waiting for feedback", ev.Method)
+		default:
+			return
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		if midLine {
+			fmt.Fprintln(w)
+			midLine = false
+		}
+		fmt.Fprintln(w, line)
 	}
 }
 

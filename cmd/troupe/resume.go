@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/troupe-dev/troupe/flow"
+)
+
+type resumeFlags struct {
+	runFlags
+	id       string
+	feedback string
+}
+
+func newResumeCmd() *cobra.Command {
+	var f resumeFlags
+	cmd := &cobra.Command{
+		Use:   "resume [FILE] --id ID [--feedback TEXT]",
+		Short: "Continue a stored run: one paused for human feedback, or one whose process stopped",
+		Long: "Continue a stored run of the flow in FILE (default ./flow.yaml): one paused for\n" +
+			"human feedback, answered with --feedback (empty: the default outcome; on a\n" +
+			"terminal without --feedback, troupe asks), or one whose process stopped between\n" +
+			"methods. Methods that completed before are not run again; their outputs are\n" +
+			"available to the methods that follow. The result prints as with `troupe run`.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return resumeFlow(cmd, flowPath(args), f)
+		},
+	}
+	cmd.Flags().StringVar(&f.id, "id", "", "the flow id of the run (see `troupe runs`)")
+	cmd.Flags().StringVar(&f.feedback, "feedback", "", "the answer to the question the run paused on")
+	addEngineFlags(cmd, &f.runFlags)
+	_ = cmd.MarkFlagRequired("id")
+	return cmd
+}
+
+func resumeFlow(cmd *cobra.Command, path string, f resumeFlags) error {
+	stderr := cmd.ErrOrStderr()
+	def, err := loadDefinition(path, stderr)
+	if err != nil {
+		return err
+	}
+	s, err := newSession(cmd, f.runFlags)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitError{exitFail}
+	}
+	defer s.close()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+
+	feedback := f.feedback
+	if !cmd.Flags().Changed("feedback") && s.asker != nil {
+		// Ask the question the run waits on, when the store holds it.
+		snap, err := s.stores.store(f.store).Load(ctx, f.id)
+		if err == nil && snap.Status == flow.StatusPaused && snap.Pending != nil {
+			pf := snap.Pending
+			answer, err := s.asker.RequestFeedback(ctx, &flow.FeedbackRequest{
+				FlowID: f.id, Flow: snap.Flow, Method: pf.Method, Output: pf.Output, Message: pf.Message,
+				Emit: pf.Emit, DefaultOutcome: pf.DefaultOutcome, Metadata: pf.Metadata,
+			})
+			if errors.Is(err, flow.ErrPending) {
+				reportPause(stderr, snap.Flow, f.id, pf, resumeCommand(path, f.id, f.runFlags))
+				return exitError{exitPaused}
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, err)
+				return exitError{exitFail}
+			}
+			feedback = answer
+		}
+	}
+	res, err := s.engine.Resume(ctx, def, f.id, feedback)
+	if errors.Is(err, flow.ErrNotFound) {
+		fmt.Fprintf(stderr, "No stored run of flow %s with id %q; `troupe runs` lists the stored runs.\n", def.Name, f.id)
+		return exitError{exitFail}
+	}
+	return s.finish(cmd, path, def, res, err)
+}
