@@ -211,7 +211,7 @@ func (r *run) agentOptions(method string) *action.RunOptions {
 }
 
 func (r *run) addUsage(u llm.Usage) {
-	r.sched.Lock()
+	r.mu.Lock()
 	r.usage.Add(u)
-	r.sched.Unlock()
+	r.mu.Unlock()
 }

@@ -61,6 +61,8 @@ type cmethod struct {
 	seenAt int
 	// persist is set when snapshots are saved after this method.
 	persist *persistence
+	// onRouters and onPlain are the listeners of this method's completion.
+	onRouters, onPlain []int
 }
 
 // ccond is a condition with numbered leaves.
@@ -192,6 +194,9 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 		for _, ev := range uniq(cond.Leaves()) {
 			index[ev] = append(index[ev], cm.idx)
 		}
+	}
+	for _, cm := range p.methods {
+		cm.onRouters, cm.onPlain = p.routers[cm.name], p.plain[cm.name]
 	}
 	p.findRacers()
 	if err := e.compilePersist(p); err != nil {

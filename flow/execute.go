@@ -32,10 +32,10 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 		return done{}, context.Cause(ctx)
 	}
 	if !cm.start {
-		r.sched.Lock()
+		r.mu.Lock()
 		r.methods[cm.idx].calls++
 		n := r.methods[cm.idx].calls
-		r.sched.Unlock()
+		r.mu.Unlock()
 		if n > r.p.maxCalls {
 			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: &loopError{method: cm.name, max: r.p.maxCalls}}
 		}
@@ -77,8 +77,8 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 }
 
 func (r *run) replayNext(method string) (JournalEntry, bool) {
-	r.sched.Lock()
-	defer r.sched.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return r.replay.next(method)
 }
 
@@ -128,8 +128,8 @@ func (r *run) review(ctx context.Context, cm *cmethod, hf *HumanFeedback, out an
 // takeResumed returns the saved output and the answer of the pause a
 // resumed run continues, once, for the paused method.
 func (r *run) takeResumed(method string) (any, string, bool) {
-	r.sched.Lock()
-	defer r.sched.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.resumed == nil || r.resumed.Method != method {
 		return nil, "", false
 	}
@@ -142,9 +142,9 @@ func (r *run) takeResumed(method string) (any, string, bool) {
 func (r *run) finishReview(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any, feedback string) (done, error) {
 	outcome := r.e.feedbackOutcome(ctx, r, hf, feedback)
 	res := feedbackResult(cm.name, out, feedback, outcome, hf.Metadata, time.Now())
-	r.sched.Lock()
+	r.mu.Lock()
 	r.lastHF = res
-	r.sched.Unlock()
+	r.mu.Unlock()
 	if outcome != nil {
 		return done{out: out, event: *outcome, emitted: true}, nil
 	}
@@ -153,10 +153,10 @@ func (r *run) finishReview(ctx context.Context, cm *cmethod, hf *HumanFeedback, 
 
 // pause records the question and saves the run so Resume can continue it.
 func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any) error {
-	r.sched.Lock()
+	r.mu.Lock()
 	r.pending = &PendingFeedback{Method: cm.name, Message: hf.Message, Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome,
 		Output: normalize(out), Metadata: hf.Metadata, RequestedAt: time.Now().UTC()}
-	r.sched.Unlock()
+	r.mu.Unlock()
 	store := r.p.flowStore
 	if cm.persist != nil {
 		store = cm.persist.store
@@ -174,9 +174,9 @@ func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any
 // record stores a completed method's output and saves a snapshot.
 func (r *run) record(ctx context.Context, cm *cmethod, d done, rc *race, replayed bool) (done, error) {
 	norm := normalize(d.out)
-	r.sched.Lock()
+	r.mu.Lock()
 	if rc != nil && !rc.claim(cm.idx) {
-		r.sched.Unlock()
+		r.mu.Unlock()
 		return done{}, errLostRace
 	}
 	r.trace = append(r.trace, cm.name)
@@ -185,10 +185,8 @@ func (r *run) record(ctx context.Context, cm *cmethod, d done, rc *race, replaye
 	if r.journaling() {
 		r.journal = append(r.journal, JournalEntry{Method: cm.name, Output: norm, Outcome: d.event})
 	}
-	r.mu.Lock()
 	r.outputs[cm.name] = norm
 	r.mu.Unlock()
-	r.sched.Unlock()
 	if !replayed {
 		if err := r.persist(ctx, cm); err != nil {
 			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}

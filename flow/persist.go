@@ -97,8 +97,6 @@ type saver struct {
 
 // snapshot captures the run as a Snapshot.
 func (r *run) snapshot(method, status string) *Snapshot {
-	r.sched.Lock()
-	defer r.sched.Unlock()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return &Snapshot{

@@ -19,14 +19,13 @@ type run struct {
 	id  string
 	res Result
 
-	// mu guards the data CEL reads: state and outputs.
+	// mu guards the run: the data CEL reads (state and outputs) and the
+	// scheduler's bookkeeping below.
 	mu          sync.RWMutex
 	state       map[string]any
 	stateHandle State
 	outputs     map[string]any
 
-	// sched guards the scheduler's bookkeeping.
-	sched   sync.Mutex
 	seen    []bool // the leaves of every condition, at cmethod.seenAt
 	methods []methodState
 	trace   []string
@@ -159,8 +158,6 @@ type methodState struct {
 // result hands the run's data over to the caller; every goroutine of the
 // run has returned by then, so nothing writes to it any more.
 func (r *run) result() *Result {
-	r.sched.Lock()
-	defer r.sched.Unlock()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	r.res = Result{RunID: r.id, Output: r.last, Outputs: r.outputs, State: r.state, Trace: r.trace, Usage: r.usage}
@@ -190,21 +187,21 @@ func (r *run) runStart(ctx context.Context, i int, parent int64) error {
 // afterStart fires what a start method's completion triggers; a start
 // router also fires its outcome.
 func (r *run) afterStart(ctx context.Context, cm *cmethod, d done, parent int64) error {
-	if err := r.fire(ctx, cm.name, d.out, false, parent); err != nil {
+	if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
 		return err
 	}
 	if !d.emitted {
 		return nil
 	}
-	return r.fire(ctx, d.event, r.outcomePayload(d.out), true, parent)
+	return r.fire(ctx, d.event, nil, r.outcomePayload(d.out), true, parent)
 }
 
 // outcomePayload is what listeners of a router outcome receive: the
 // router's result or, once the run has had human feedback, the latest
 // feedback result (as CrewAI does).
 func (r *run) outcomePayload(out any) any {
-	r.sched.Lock()
-	defer r.sched.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.lastHF != nil {
 		return r.lastHF
 	}
@@ -243,16 +240,16 @@ func (r *run) parallel(ctx context.Context, idx []int, fn func(context.Context, 
 // fail records the run's first failure; the caller cancels its siblings,
 // and the error travels up to cancel theirs.
 func (r *run) fail(err error) {
-	r.sched.Lock()
+	r.mu.Lock()
 	if r.failed == nil {
 		r.failed = err
 	}
-	r.sched.Unlock()
+	r.mu.Unlock()
 }
 
 func (r *run) firstError(errs []error) error {
-	r.sched.Lock()
-	defer r.sched.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.failed != nil {
 		return r.failed
 	}
@@ -266,6 +263,7 @@ func (r *run) firstError(errs []error) error {
 
 type trigger struct {
 	event   string
+	from    *cmethod // the method whose completion the event is, if any
 	payload any
 	outcome bool
 }
@@ -274,12 +272,16 @@ type trigger struct {
 // whose outcomes become new triggers; then, for the event and each
 // outcome, the plain listeners concurrently; then, for outcomes, the
 // conditional starts.
-func (r *run) fire(ctx context.Context, event string, payload any, isOutcome bool, parent int64) error {
+func (r *run) fire(ctx context.Context, event string, from *cmethod, payload any, isOutcome bool, parent int64) error {
 	var buf [2]trigger
-	triggers := append(buf[:0], trigger{event, payload, isOutcome})
+	triggers := append(buf[:0], trigger{event, from, payload, isOutcome})
 	cur, curPayload := event, payload
 	for cur != "" {
-		routers := r.triggered(cur, r.p.routers, false)
+		cands := r.p.routers[cur]
+		if from != nil && cur == from.name {
+			cands = from.onRouters
+		}
+		routers := r.triggered(cur, cands, false)
 		if len(routers) == 0 {
 			break
 		}
@@ -290,13 +292,13 @@ func (r *run) fire(ctx context.Context, event string, payload any, isOutcome boo
 			if err != nil {
 				return err
 			}
-			if err := r.fire(ctx, cm.name, d.out, false, parent); err != nil {
+			if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
 				return err
 			}
 			next = ""
 			if d.emitted {
 				payload := r.outcomePayload(d.out)
-				triggers = append(triggers, trigger{d.event, payload, true})
+				triggers = append(triggers, trigger{d.event, nil, payload, true})
 				next, curPayload = d.event, payload
 			}
 		}
@@ -309,7 +311,7 @@ func (r *run) fire(ctx context.Context, event string, payload any, isOutcome boo
 		if !t.outcome {
 			continue
 		}
-		for _, i := range r.triggered(t.event, r.p.condRuns, false) {
+		for _, i := range r.triggered(t.event, r.p.condRuns[t.event], false) {
 			cm := r.p.methods[i]
 			d, err := r.execute(ctx, cm, nil, parent, nil)
 			if err != nil {
@@ -325,7 +327,11 @@ func (r *run) fire(ctx context.Context, event string, payload any, isOutcome boo
 
 // firePlain runs the plain listeners one trigger satisfies.
 func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
-	ls := r.triggered(t.event, r.p.plain, t.outcome)
+	cands := r.p.plain[t.event]
+	if t.from != nil {
+		cands = t.from.onPlain
+	}
+	ls := r.triggered(t.event, cands, t.outcome)
 	switch len(ls) {
 	case 0:
 		return nil
@@ -359,25 +365,24 @@ func (r *run) runListener(ctx context.Context, i int, payload any, parent int64,
 		}
 		return err
 	}
-	if err := r.fire(ctx, cm.name, d.out, false, parent); err != nil {
+	if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
 		return err
 	}
 	if !d.emitted {
 		return nil
 	}
 	// A listener that routes (human feedback with emit) fires its outcome.
-	return r.fire(ctx, d.event, r.outcomePayload(d.out), true, parent)
+	return r.fire(ctx, d.event, nil, r.outcomePayload(d.out), true, parent)
 }
 
-// triggered checks event against the listeners in index and returns, in
+// triggered checks event against the listeners in cands and returns, in
 // definition order, those whose condition it completes.
-func (r *run) triggered(event string, index map[string][]int, rearm bool) []int {
-	cands := index[event]
+func (r *run) triggered(event string, cands []int, rearm bool) []int {
 	if len(cands) == 0 {
 		return nil
 	}
-	r.sched.Lock()
-	defer r.sched.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var out []int
 	for k, i := range cands {
 		cm := r.p.methods[i]
