@@ -31,6 +31,9 @@ type program struct {
 	journal bool
 	// mem is the flow's memory, nil when memory is off.
 	mem *memory.Memory
+	// anyOr is set when some listener fires once per cycle, so re-runs
+	// must clear the fired marks.
+	anyOr bool
 }
 
 // execFn runs an action with its scope.
@@ -63,6 +66,9 @@ type cmethod struct {
 	persist *persistence
 	// onRouters and onPlain are the listeners of this method's completion.
 	onRouters, onPlain []int
+	// simple marks a plain listener of one event that needs no bookkeeping
+	// when it fires: its condition is that single event.
+	simple bool
 }
 
 // ccond is a condition with numbered leaves.
@@ -197,6 +203,8 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 	}
 	for _, cm := range p.methods {
 		cm.onRouters, cm.onPlain = p.routers[cm.name], p.plain[cm.name]
+		cm.simple = !cm.start && !cm.router && cm.cond != nil && cm.cond.op == ""
+		p.anyOr = p.anyOr || cm.orMulti
 	}
 	p.findRacers()
 	if err := e.compilePersist(p); err != nil {

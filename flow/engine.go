@@ -39,6 +39,7 @@ type Engine struct {
 	env          *cel.Env
 	envErr       error
 	compiled     sync.Map // *Definition -> *program
+	workers      workers
 	compileMu    sync.Mutex
 }
 

@@ -32,11 +32,7 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 		return done{}, context.Cause(ctx)
 	}
 	if !cm.start {
-		r.mu.Lock()
-		r.methods[cm.idx].calls++
-		n := r.methods[cm.idx].calls
-		r.mu.Unlock()
-		if n > r.p.maxCalls {
+		if n := int(r.methods[cm.idx].calls.Add(1)); n > r.p.maxCalls {
 			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: &loopError{method: cm.name, max: r.p.maxCalls}}
 		}
 	}
@@ -49,31 +45,53 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 	var ev int64
 	if r.events != nil {
 		started = time.Now()
-		ev = r.events.emitMethod(Event{Kind: MethodStarted, Method: cm.name, Parent: parent})
+		ev = r.methodEvent(MethodStarted, cm, parent, nil, nil, started)
 	}
 	d, err := r.act(ctx, cm, trigger)
 	if err != nil {
-		if errors.Is(err, errPaused) {
-			r.events.emitMethod(Event{Kind: MethodPaused, Method: cm.name, Parent: ev, Duration: time.Since(started)})
-			return done{}, err
-		}
-		if ce := context.Cause(ctx); ce != nil && ctx.Err() != nil && !errors.Is(err, ce) && rc == nil {
-			err = errors.Join(err, ce)
-		}
-		if r.events != nil {
-			r.events.emitMethod(Event{Kind: MethodFailed, Method: cm.name, Parent: ev, Err: err, Duration: time.Since(started)})
-		}
-		var me *MethodError
-		if errors.As(err, &me) {
-			return done{}, err
-		}
-		return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}
+		return done{}, r.methodFailed(ctx, cm, err, ev, started, rc)
 	}
 	d, err = r.record(ctx, cm, d, rc, false)
 	if err == nil && r.events != nil {
-		r.events.emitMethod(Event{Kind: MethodFinished, Method: cm.name, Parent: ev, Output: d.out, Duration: time.Since(started)})
+		r.methodEvent(MethodFinished, cm, ev, d.out, nil, started)
 	}
 	return d, err
+}
+
+// methodEvent emits a method event. It is kept out of execute so that
+// execute's stack frame stays small: chains of methods nest it deeply.
+//
+//go:noinline
+func (r *run) methodEvent(kind EventKind, cm *cmethod, parent int64, out any, err error, started time.Time) int64 {
+	ev := Event{Kind: kind, Method: cm.name, Parent: parent, Output: out, Err: err}
+	if kind != MethodStarted {
+		ev.Duration = time.Since(started)
+	}
+	return r.events.emitMethod(ev)
+}
+
+// methodFailed reports a method's failure and wraps it in a MethodError (a pause
+// passes through as it is).
+//
+//go:noinline
+func (r *run) methodFailed(ctx context.Context, cm *cmethod, err error, ev int64, started time.Time, rc *race) error {
+	if errors.Is(err, errPaused) {
+		if r.events != nil {
+			r.methodEvent(MethodPaused, cm, ev, nil, nil, started)
+		}
+		return err
+	}
+	if ce := context.Cause(ctx); ce != nil && ctx.Err() != nil && !errors.Is(err, ce) && rc == nil {
+		err = errors.Join(err, ce)
+	}
+	if r.events != nil {
+		r.methodEvent(MethodFailed, cm, ev, nil, err, started)
+	}
+	var me *MethodError
+	if errors.As(err, &me) {
+		return err
+	}
+	return &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}
 }
 
 func (r *run) replayNext(method string) (JournalEntry, bool) {

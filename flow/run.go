@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/troupe-dev/troupe/llm"
@@ -98,7 +99,10 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 	if sink != nil {
 		r.events = &eventLog{sink: sink, run: r.id, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
 	}
-	start := time.Now()
+	var start time.Time
+	if r.events != nil || r.debug(ctx) {
+		start = time.Now()
+	}
 	root := r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
 	if r.debug(ctx) {
 		r.e.logger.DebugContext(ctx, "flow started", "flow", def.Name, "run", r.id)
@@ -150,7 +154,7 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 
 // methodState is the scheduler's record of one method in a run.
 type methodState struct {
-	calls     int
+	calls     atomic.Int32
 	fired     bool // an or-listener that fired this cycle
 	completed bool
 }
@@ -181,19 +185,14 @@ func (r *run) runStart(ctx context.Context, i int, parent int64) error {
 	if err != nil {
 		return err
 	}
-	return r.afterStart(ctx, cm, d, parent)
-}
-
-// afterStart fires what a start method's completion triggers; a start
-// router also fires its outcome.
-func (r *run) afterStart(ctx context.Context, cm *cmethod, d done, parent int64) error {
-	if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
-		return err
+	if len(cm.onRouters) == 0 && !d.emitted && len(cm.onPlain) == 1 {
+		next := r.triggered(cm.name, cm.onPlain, false)
+		if len(next) == 0 {
+			return nil
+		}
+		return r.runListener(ctx, next[0], d.out, parent, nil)
 	}
-	if !d.emitted {
-		return nil
-	}
-	return r.fire(ctx, d.event, nil, r.outcomePayload(d.out), true, parent)
+	return r.after(ctx, cm, d, parent)
 }
 
 // outcomePayload is what listeners of a router outcome receive: the
@@ -219,14 +218,14 @@ func (r *run) parallel(ctx context.Context, idx []int, fn func(context.Context, 
 	last := len(idx) - 1
 	for k, i := range idx[:last] {
 		wg.Add(1)
-		go func() {
+		r.e.workers.do(func() {
 			defer wg.Done()
 			if err := fn(ctx, i); err != nil {
 				errs[k] = err
 				r.fail(err)
 				cancel(err)
 			}
-		}()
+		})
 	}
 	if err := fn(ctx, idx[last]); err != nil {
 		errs[last] = err
@@ -273,6 +272,10 @@ type trigger struct {
 // outcome, the plain listeners concurrently; then, for outcomes, the
 // conditional starts.
 func (r *run) fire(ctx context.Context, event string, from *cmethod, payload any, isOutcome bool, parent int64) error {
+	if from != nil && len(from.onRouters) == 0 {
+		// No router reacts to this completion: only its plain listeners.
+		return r.firePlain(ctx, trigger{event: event, from: from, payload: payload}, parent)
+	}
 	var buf [2]trigger
 	triggers := append(buf[:0], trigger{event, from, payload, isOutcome})
 	cur, curPayload := event, payload
@@ -317,7 +320,7 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, payload any
 			if err != nil {
 				return err
 			}
-			if err := r.afterStart(ctx, cm, d, parent); err != nil {
+			if err := r.after(ctx, cm, d, parent); err != nil {
 				return err
 			}
 		}
@@ -357,21 +360,39 @@ func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
 }
 
 func (r *run) runListener(ctx context.Context, i int, payload any, parent int64, rc *race) error {
-	cm := r.p.methods[i]
-	d, err := r.execute(ctx, cm, payload, parent, rc)
-	if err != nil {
-		if errors.Is(err, errLostRace) {
-			return nil
+	for {
+		cm := r.p.methods[i]
+		d, err := r.execute(ctx, cm, payload, parent, rc)
+		if err != nil {
+			if errors.Is(err, errLostRace) {
+				return nil
+			}
+			return err
 		}
-		return err
+		rc = nil
+		// A chain step whose only reaction is one plain listener runs the
+		// next method here rather than one call deeper.
+		if len(cm.onRouters) == 0 && !d.emitted && len(cm.onPlain) == 1 {
+			next := r.triggered(cm.name, cm.onPlain, false)
+			if len(next) == 0 {
+				return nil
+			}
+			i, payload = next[0], d.out
+			continue
+		}
+		return r.after(ctx, cm, d, parent)
 	}
+}
+
+// after fires what a method's completion triggers: its listeners and, for
+// a method that routes, its outcome.
+func (r *run) after(ctx context.Context, cm *cmethod, d done, parent int64) error {
 	if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
 		return err
 	}
 	if !d.emitted {
 		return nil
 	}
-	// A listener that routes (human feedback with emit) fires its outcome.
 	return r.fire(ctx, d.event, nil, r.outcomePayload(d.out), true, parent)
 }
 
@@ -380,6 +401,11 @@ func (r *run) runListener(ctx context.Context, i int, payload any, parent int64,
 func (r *run) triggered(event string, cands []int, rearm bool) []int {
 	if len(cands) == 0 {
 		return nil
+	}
+	if len(cands) == 1 && !r.p.anyOr && r.p.methods[cands[0]].simple {
+		// A listener of exactly this event, and no fired marks to keep:
+		// nothing to record.
+		return cands
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
