@@ -20,7 +20,7 @@ func WithMemory(m *memory.Memory) Option { return func(e *Engine) { e.memory = m
 
 // flowMemory returns the memory of def, or nil when memory is off for it.
 func (e *Engine) flowMemory(def *Definition) (*memory.Memory, error) {
-	if e.memory == nil && !usesMemory(def) {
+	if e.memory == nil && !def.UsesMemory() {
 		return nil, nil
 	}
 	e.mu.Lock()
@@ -35,8 +35,9 @@ func (e *Engine) flowMemory(def *Definition) (*memory.Memory, error) {
 	return e.memory.Sub(memory.FlowScope(def.Name)), nil
 }
 
-// usesMemory reports whether the definition asks for memory.
-func usesMemory(def *Definition) bool {
+// UsesMemory reports whether the definition asks for memory: config.memory,
+// or an agent or crew with memory: true.
+func (def *Definition) UsesMemory() bool {
 	if def.Config.Memory != nil {
 		return true
 	}

@@ -166,6 +166,9 @@ func resumeCommand(path, flowID string, f runFlags) []string {
 	if f.store != "" && f.store != defaultStore {
 		args = append(args, "--store", f.store)
 	}
+	if f.memory != "" && f.memory != defaultMemory {
+		args = append(args, "--memory", f.memory)
+	}
 	if f.allowScripts {
 		args = append(args, "--allow-scripts")
 	}

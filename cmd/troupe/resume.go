@@ -45,7 +45,7 @@ func resumeFlow(cmd *cobra.Command, path string, f resumeFlags) error {
 	if err != nil {
 		return err
 	}
-	s, err := newSession(cmd, f.runFlags)
+	s, err := newSession(cmd, f.runFlags, def)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitError{exitFail}

@@ -25,6 +25,7 @@ type runFlags struct {
 	allowScripts bool
 	llmScript    string
 	store        string
+	memory       string
 }
 
 // defaultStore is where runs are saved, relative to the working folder.
@@ -55,6 +56,7 @@ func addEngineFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().BoolVar(&f.allowScripts, "allow-scripts", false, "allow script actions (Python) from this trusted definition")
 	cmd.Flags().StringVar(&f.llmScript, "llm-script", "", "answer every model call from this scripted replies file (llm/fake format)")
 	cmd.Flags().StringVar(&f.store, "store", defaultStore, "the SQLite file runs are saved in (persist blocks, pauses)")
+	cmd.Flags().StringVar(&f.memory, "memory", defaultMemory, "the SQLite file of the flow's memory (config.memory, memory: true)")
 }
 
 // flowPath is the FILE argument, ./flow.yaml by default.
@@ -79,7 +81,7 @@ func runFlow(cmd *cobra.Command, path string, f runFlags) error {
 	if inputs, err = checkInputs(def, inputs, stderr); err != nil {
 		return exitError{exitFail}
 	}
-	s, err := newSession(cmd, f)
+	s, err := newSession(cmd, f, def)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitError{exitFail}
@@ -116,12 +118,18 @@ type session struct {
 	flags  runFlags
 	stores *stores
 	asker  *terminalFeedback // nil when stdin is not a terminal
+	memory *fileMemory       // nil when the flow uses no memory
 	engine *flow.Engine
 }
 
-func newSession(cmd *cobra.Command, f runFlags) (*session, error) {
+func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session, error) {
 	stderr := cmd.ErrOrStderr()
 	s := &session{flags: f, stores: newStores(f.store)}
+	mem, err := openMemory(def, f.memory)
+	if err != nil {
+		return nil, err
+	}
+	s.memory = mem
 	opts := []flow.Option{
 		flow.WithScripts(f.allowScripts || scriptsFromEnv()),
 		flow.WithStore(s.stores.store(f.store)),
@@ -145,11 +153,19 @@ func newSession(cmd *cobra.Command, f runFlags) (*session, error) {
 	if !f.asJSON && isTerminal(stderr) {
 		opts = append(opts, flow.WithEvents(progress(stderr)))
 	}
+	if mem != nil {
+		opts = append(opts, flow.WithMemory(mem.Memory))
+	}
 	s.engine = flow.NewEngine(opts...)
 	return s, nil
 }
 
-func (s *session) close() { _ = s.stores.Close() }
+func (s *session) close() {
+	_ = s.stores.Close()
+	if s.memory != nil {
+		_ = s.memory.Close()
+	}
+}
 
 // finish prints the outcome of a run: its result, or on a pause what is
 // asked and how to resume (exit code 3), or the error (exit code 1).
