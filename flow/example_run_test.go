@@ -8,6 +8,7 @@ import (
 	"github.com/troupe-dev/troupe/flow"
 )
 
+// reviewYAML is examples/review/flow.yaml.
 const reviewYAML = `
 schema: crewai.flow/v1
 name: Review
@@ -15,7 +16,7 @@ state: {type: dict, default: {draft: "  Ship the new search page  "}}
 methods:
   clean:
     start: true
-    do: {call: code, ref: "review:clean"}
+    do: {call: expression, expr: state.draft.trim()}
   check:
     listen: clean
     router: true
@@ -24,22 +25,25 @@ methods:
   announce:
     listen: publish
     do: {call: expression, expr: "'Published: ' + outputs.clean"}
+  send_back:
+    listen: rewrite
+    do: {call: expression, expr: "'Too short to publish: ' + outputs.clean"}
 `
 
-// clean is the Go body of the code method review:clean.
+// clean does in Go what the YAML's first method does in CEL.
 func clean(_ context.Context, in *flow.Input) (any, error) {
 	draft, _ := in.State.Value("draft").(string)
 	return strings.TrimSpace(draft), nil
 }
 
-// A YAML flow runs on an engine that knows its code refs.
+// A YAML flow runs on an engine.
 func ExampleEngine_Run() {
 	def, err := flow.Parse([]byte(reviewYAML), "review.yaml")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	eng := flow.NewEngine(flow.WithCode("review:clean", clean))
+	eng := flow.NewEngine()
 	res, err := eng.Run(context.Background(), def, nil)
 	if err != nil {
 		fmt.Println(err)
@@ -52,7 +56,7 @@ func ExampleEngine_Run() {
 	// [clean check announce]
 }
 
-// The same flow built in Go, with the Go function as the method body.
+// The same flow built in Go, with a Go function as the first method's body.
 func ExampleNew_run() {
 	def, err := flow.New("Review").
 		State(map[string]any{"draft": "  Ship the new search page  "}).
@@ -60,6 +64,7 @@ func ExampleNew_run() {
 		Method("check", flow.Expr("size(outputs.clean) > 10 ? 'publish' : 'rewrite'")).
 		ListenTo("clean").Router("publish", "rewrite").
 		Method("announce", flow.Expr("'Published: ' + outputs.clean")).ListenTo("publish").
+		Method("send_back", flow.Expr("'Too short to publish: ' + outputs.clean")).ListenTo("rewrite").
 		Build()
 	if err != nil {
 		fmt.Println(err)
