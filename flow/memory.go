@@ -32,7 +32,19 @@ func (e *Engine) flowMemory(def *Definition) (*memory.Memory, error) {
 		}
 		e.memory = m
 	}
-	return e.memory.Sub(memory.FlowScope(def.Name)), nil
+	return e.memory.Sub(memoryRoot(def)), nil
+}
+
+// memoryRoot is the scope a flow's memory is rooted at: config.memory's
+// root_scope (CrewAI's Memory) or root_path (its MemoryScope) when given,
+// else /flow/<name>.
+func memoryRoot(def *Definition) string {
+	for _, k := range []string{"root_scope", "root_path"} {
+		if s, ok := def.Config.Memory[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return memory.FlowScope(def.Name)
 }
 
 // UsesMemory reports whether the definition asks for memory: config.memory,

@@ -130,3 +130,27 @@ methods:
 	require.NoError(t, err)
 	assert.Equal(t, "Five business days.", res.Outputs["answer"].(map[string]any)["raw"])
 }
+
+func TestConfigMemoryRootScope(t *testing.T) {
+	def := mustParse(t, `
+schema: crewai.flow/v1
+name: Rooted
+config: {memory: {root_scope: /team/support}}
+methods:
+  write: {start: true, do: {ref: "t:write"}}
+`)
+	mem, err := memory.New(memory.NewInMemoryStore())
+	require.NoError(t, err)
+	eng := flow.NewEngine(flow.WithMemory(mem), flow.WithCode("t:write", func(ctx context.Context, in *flow.Input) (any, error) {
+		assert.Equal(t, "/team/support", in.Memory.Root())
+		_, err := in.Memory.Remember(ctx, memory.Item{Content: "VIP customers get a call back.", Scope: "/notes",
+			Categories: []string{"policy"}, Importance: memory.Importance(1)})
+		return nil, err
+	}))
+	_, err = eng.Run(context.Background(), def, nil)
+	require.NoError(t, err)
+	got, err := mem.Sub("/team/support").Recall(context.Background(), memory.Query{Text: "VIP"})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "/team/support/notes", got[0].Record.Scope)
+}
