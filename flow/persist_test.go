@@ -261,3 +261,15 @@ methods:
 	_, err = persistEngine(b).Resume(context.Background(), changed, res.RunID, "ok")
 	require.ErrorIs(t, err, flow.ErrDefinitionChanged)
 }
+
+// hitl_provider_needs_args.yaml: CrewAI instantiates a provider class from
+// its ref and fails with "cannot instantiate human_feedback.provider ref"
+// when the constructor needs arguments. Go hosts register provider values
+// (flow.WithFeedbackProvider), so nothing is instantiated; the honest Go
+// equivalent is that a ref nobody registered fails loudly before feedback
+// is asked, naming the field and the ref.
+func TestHumanFeedbackProviderRefMustBeRegistered(t *testing.T) {
+	_, err := persistEngine(newBuckets()).Run(context.Background(), loadFixture(t, "hitl_provider_needs_args.yaml"), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unresolvable human_feedback.provider ref 'test_flow_from_definition:_NeedsArgsProvider'")
+}
