@@ -13,10 +13,12 @@ type MethodError struct {
 	Err    error
 }
 
+// Error names the flow, the method and the cause.
 func (e *MethodError) Error() string {
 	return fmt.Sprintf("flow %s: method %q failed: %v", e.Flow, e.Method, e.Err)
 }
 
+// Unwrap returns the cause.
 func (e *MethodError) Unwrap() error { return e.Err }
 
 // BuildError lists the methods whose actions cannot be resolved on an
@@ -32,6 +34,7 @@ type MethodProblem struct {
 	Err    error
 }
 
+// Error lists the unresolvable actions in CrewAI's words.
 func (e *BuildError) Error() string {
 	s := fmt.Sprintf("flow: Cannot build flow '%s' from its definition; methods with unresolvable actions: ", e.Flow)
 	for i, p := range e.Problems {
@@ -67,8 +70,10 @@ type InputError struct {
 	Err error
 }
 
+// Error carries CrewAI's "Invalid inputs for structured state" text.
 func (e *InputError) Error() string {
 	return "flow: Invalid inputs for structured state: " + e.Err.Error()
 }
 
+// Unwrap returns the validation error.
 func (e *InputError) Unwrap() error { return e.Err }
