@@ -1,0 +1,310 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// kickoff runs the start methods concurrently, each with its chain.
+func (r *run) kickoff(ctx context.Context, parent int64) error {
+	starts := r.p.starts
+	if len(starts) == 1 {
+		return r.runStart(ctx, starts[0], parent)
+	}
+	return r.parallel(ctx, starts, func(ctx context.Context, i int) error {
+		return r.runStart(ctx, i, parent)
+	})
+}
+
+func (r *run) runStart(ctx context.Context, i int, parent int64) error {
+	cm := r.p.methods[i]
+	d, err := r.execute(ctx, cm, nil, parent, nil)
+	if err != nil {
+		return err
+	}
+	if len(cm.onRouters) == 0 && !d.emitted && len(cm.onPlain) == 1 {
+		next := r.triggered(cm.name, cm.onPlain, false)
+		if len(next) == 0 {
+			return nil
+		}
+		return r.runListener(ctx, next[0], d.out, parent, nil)
+	}
+	return r.after(ctx, cm, d, parent)
+}
+
+// outcomePayload is what listeners of a router outcome receive: the
+// router's result or, once the run has had human feedback, the latest
+// feedback result (as CrewAI does).
+func (r *run) outcomePayload(out any) any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lastHF != nil {
+		return r.lastHF
+	}
+	return out
+}
+
+// parallel runs fn for each method index concurrently and returns the
+// first error; a failure cancels the others through their context. The
+// last one runs on the calling goroutine.
+func (r *run) parallel(ctx context.Context, idx []int, fn func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	errs := make([]error, len(idx))
+	last := len(idx) - 1
+	for k, i := range idx[:last] {
+		wg.Add(1)
+		r.e.workers.do(func() {
+			defer wg.Done()
+			if err := fn(ctx, i); err != nil {
+				errs[k] = err
+				r.fail(err)
+				cancel(err)
+			}
+		})
+	}
+	if err := fn(ctx, idx[last]); err != nil {
+		errs[last] = err
+		r.fail(err)
+		cancel(err)
+	}
+	wg.Wait()
+	return r.firstError(errs)
+}
+
+// fail records the run's first failure; the caller cancels its siblings,
+// and the error travels up to cancel theirs.
+func (r *run) fail(err error) {
+	r.mu.Lock()
+	if r.failed == nil {
+		r.failed = err
+	}
+	r.mu.Unlock()
+}
+
+func (r *run) firstError(errs []error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed != nil {
+		return r.failed
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type trigger struct {
+	event   string
+	from    *cmethod // the method whose completion the event is, if any
+	payload any
+	outcome bool
+}
+
+// fire runs what event triggers: first the routers, one after another,
+// whose outcomes become new triggers; then, for the event and each
+// outcome, the plain listeners concurrently; then, for outcomes, the
+// conditional starts.
+func (r *run) fire(ctx context.Context, event string, from *cmethod, payload any, isOutcome bool, parent int64) error {
+	if from != nil && len(from.onRouters) == 0 {
+		// No router reacts to this completion: only its plain listeners.
+		return r.firePlain(ctx, trigger{event: event, from: from, payload: payload}, parent)
+	}
+	var buf [2]trigger
+	triggers := append(buf[:0], trigger{event, from, payload, isOutcome})
+	cur, curPayload := event, payload
+	for cur != "" {
+		cands := r.p.routers[cur]
+		if from != nil && cur == from.name {
+			cands = from.onRouters
+		}
+		routers := r.triggered(cur, cands, false)
+		if len(routers) == 0 {
+			break
+		}
+		next := ""
+		for _, i := range routers {
+			cm := r.p.methods[i]
+			d, err := r.execute(ctx, cm, curPayload, parent, nil)
+			if err != nil {
+				return err
+			}
+			if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
+				return err
+			}
+			next = ""
+			if d.emitted {
+				payload := r.outcomePayload(d.out)
+				triggers = append(triggers, trigger{d.event, nil, payload, true})
+				next, curPayload = d.event, payload
+			}
+		}
+		cur = next
+	}
+	for _, t := range triggers {
+		if err := r.firePlain(ctx, t, parent); err != nil {
+			return err
+		}
+		if !t.outcome {
+			continue
+		}
+		for _, i := range r.triggered(t.event, r.p.condRuns[t.event], false) {
+			cm := r.p.methods[i]
+			d, err := r.execute(ctx, cm, nil, parent, nil)
+			if err != nil {
+				return err
+			}
+			if err := r.after(ctx, cm, d, parent); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// firePlain runs the plain listeners one trigger satisfies.
+func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
+	cands := r.p.plain[t.event]
+	if t.from != nil {
+		cands = t.from.onPlain
+	}
+	ls := r.triggered(t.event, cands, t.outcome)
+	switch len(ls) {
+	case 0:
+		return nil
+	case 1:
+		return r.runListener(ctx, ls[0], t.payload, parent, nil)
+	}
+	races := r.races(ls)
+	return r.parallel(ctx, ls, func(ctx context.Context, i int) error {
+		rc := races[i]
+		if rc != nil {
+			ctx = rc.join(ctx, i)
+		}
+		err := r.runListener(ctx, i, t.payload, parent, rc)
+		if rc != nil && err != nil {
+			// A racer's failure is not the run's: the next one may win.
+			if r.debug(ctx) {
+				r.e.logger.DebugContext(ctx, "racing method failed", "method", r.p.methods[i].name, "error", err)
+			}
+			return nil
+		}
+		return err
+	})
+}
+
+func (r *run) runListener(ctx context.Context, i int, payload any, parent int64, rc *race) error {
+	for {
+		cm := r.p.methods[i]
+		d, err := r.execute(ctx, cm, payload, parent, rc)
+		if err != nil {
+			if errors.Is(err, errLostRace) {
+				return nil
+			}
+			return err
+		}
+		rc = nil
+		// A chain step whose only reaction is one plain listener runs the
+		// next method here rather than one call deeper.
+		if len(cm.onRouters) == 0 && !d.emitted && len(cm.onPlain) == 1 {
+			next := r.triggered(cm.name, cm.onPlain, false)
+			if len(next) == 0 {
+				return nil
+			}
+			i, payload = next[0], d.out
+			continue
+		}
+		return r.after(ctx, cm, d, parent)
+	}
+}
+
+// after fires what a method's completion triggers: its listeners and, for
+// a method that routes, its outcome.
+func (r *run) after(ctx context.Context, cm *cmethod, d done, parent int64) error {
+	if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
+		return err
+	}
+	if !d.emitted {
+		return nil
+	}
+	return r.fire(ctx, d.event, nil, r.outcomePayload(d.out), true, parent)
+}
+
+// triggered checks event against the listeners in cands and returns, in
+// definition order, those whose condition it completes.
+func (r *run) triggered(event string, cands []int, rearm bool) []int {
+	if len(cands) == 0 {
+		return nil
+	}
+	if len(cands) == 1 && !r.p.anyOr && r.p.methods[cands[0]].simple {
+		// A listener of exactly this event, and no fired marks to keep:
+		// nothing to record.
+		return cands
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int
+	for k, i := range cands {
+		cm := r.p.methods[i]
+		ms := &r.methods[i]
+		if cm.orMulti {
+			if rearm {
+				ms.fired = false
+			}
+			if ms.fired {
+				continue
+			}
+		}
+		seen := r.seen[cm.seenAt : cm.seenAt+cm.nLeaves]
+		cm.cond.mark(event, seen)
+		if !cm.cond.met(seen) {
+			continue
+		}
+		clear(seen)
+		if ms.completed && !cm.start {
+			// A re-run of a completed listener starts a new cycle.
+			for j := range r.methods {
+				r.methods[j].fired = false
+			}
+		}
+		if cm.orMulti {
+			ms.fired = true
+		}
+		if len(cands) == 1 || out == nil && k == len(cands)-1 {
+			// The common single-listener case shares the index's slice.
+			return cands[k : k+1]
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// outcome turns a router's result into an event. Outcomes are trimmed and,
+// when the router declares emit, must be one of them (matched exactly,
+// else case-insensitively, and mapped to the declared spelling).
+func (r *run) outcome(cm *cmethod, out any) (string, bool, error) {
+	if out == nil {
+		return "", false, nil
+	}
+	ev := trimSpace(eventText(out))
+	if len(cm.emit) == 0 {
+		return ev, true, nil
+	}
+	for _, e := range cm.emit {
+		if e == ev {
+			return e, true, nil
+		}
+	}
+	for _, e := range cm.emit {
+		if equalFold(e, ev) {
+			return e, true, nil
+		}
+	}
+	err := &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: fmt.Errorf("router %q returned %q, which is not one of its emit values %v", cm.name, ev, cm.emit)}
+	return "", false, err
+}
