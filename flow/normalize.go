@@ -1,11 +1,12 @@
 package flow
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // normalize turns a Go value into JSON data (nil, bool, int64, float64,
@@ -119,32 +120,10 @@ func isData(v any) bool {
 
 // decodeJSON decodes JSON into JSON data with int64 for integers.
 func decodeJSON(raw []byte, out *any) error {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	v, err := jsondata.Decode(raw)
+	if err != nil {
 		return err
 	}
-	*out = fromNumbers(v)
+	*out = v
 	return nil
-}
-
-func fromNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i, it := range x {
-			x[i] = fromNumbers(it)
-		}
-	case map[string]any:
-		for k, it := range x {
-			x[k] = fromNumbers(it)
-		}
-	}
-	return v
 }

@@ -19,17 +19,7 @@ import (
 )
 
 // fixtureDir returns the CrewAI conformance corpus, or skips the test.
-func fixtureDir(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("TROUPE_CONFORMANCE")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "conformance", "crewai")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.md")); err != nil {
-		t.Skipf("conformance corpus not found at %s (set TROUPE_CONFORMANCE); skipping", dir)
-	}
-	return dir
-}
+func fixtureDir(t testing.TB) string { return conformanceDir(t) }
 
 // testTool is a tool whose body is a Go function over decoded arguments.
 type testTool struct {

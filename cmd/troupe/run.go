@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/internal/jsondata"
 	"github.com/troupe-dev/troupe/llm/fake"
 	"github.com/troupe-dev/troupe/schema"
 	"github.com/troupe-dev/troupe/store/sqlite"
@@ -213,37 +214,15 @@ func parseInputs(s string) (map[string]any, error) {
 	if s == "" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := jsondata.Decode([]byte(s))
+	if err != nil {
 		return nil, err
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, errors.New("expected an object.")
 	}
-	return numbers(m).(map[string]any), nil
-}
-
-func numbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = numbers(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = numbers(x[k])
-		}
-	}
-	return v
+	return m, nil
 }
 
 // checkInputs applies CrewAI's CLI rules for structured state: unknown keys
