@@ -175,6 +175,9 @@ func resumeCommand(path, flowID string, f runFlags) []string {
 	if f.llmScript != "" {
 		args = append(args, "--llm-script", f.llmScript)
 	}
+	if f.toolScript != "" {
+		args = append(args, "--tool-script", f.toolScript)
+	}
 	return append(args, "--feedback", "<your feedback>")
 }
 

@@ -3,7 +3,7 @@
 // Usage:
 //
 //	troupe validate [--json] FILE...   check definitions, report every problem
-//	troupe run [FILE] [--inputs JSON] [--json] [--llm-script FILE]
+//	troupe run [FILE] [--inputs JSON] [--json] [--llm-script FILE] [--tool-script FILE]
 //	                                   run a flow (FILE defaults to flow.yaml)
 //	troupe resume [FILE] --id ID [--feedback TEXT]
 //	                                   continue a paused or interrupted run

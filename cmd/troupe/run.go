@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/troupe-dev/troupe/action"
+	toolfake "github.com/troupe-dev/troupe/action/fake"
 	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/internal/jsondata"
 	"github.com/troupe-dev/troupe/llm/fake"
@@ -25,6 +27,7 @@ type runFlags struct {
 	asJSON       bool
 	allowScripts bool
 	llmScript    string
+	toolScript   string
 	store        string
 	memory       string
 }
@@ -56,6 +59,7 @@ func addEngineFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print {result, outputs, state, trace, usage} as one JSON object")
 	cmd.Flags().BoolVar(&f.allowScripts, "allow-scripts", false, "allow script actions (Python) from this trusted definition")
 	cmd.Flags().StringVar(&f.llmScript, "llm-script", "", "answer every model call from this scripted replies file (llm/fake format)")
+	cmd.Flags().StringVar(&f.toolScript, "tool-script", "", "register the scripted tools of this file (action/fake format), for agents and tool actions")
 	cmd.Flags().StringVar(&f.store, "store", defaultStore, "the SQLite file runs are saved in (persist blocks, pauses)")
 	cmd.Flags().StringVar(&f.memory, "memory", defaultMemory, "the SQLite file of the flow's memory (config.memory, memory: true)")
 }
@@ -125,6 +129,14 @@ type session struct {
 
 func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session, error) {
 	stderr := cmd.ErrOrStderr()
+	var tools []action.Tool
+	if f.toolScript != "" {
+		// Before any file is opened, so that a bad script leaves none open.
+		var err error
+		if tools, err = toolfake.LoadTools(f.toolScript); err != nil {
+			return nil, err
+		}
+	}
 	s := &session{flags: f, stores: newStores(f.store)}
 	mem, err := openMemory(def, f.memory)
 	if err != nil {
@@ -135,6 +147,7 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 		flow.WithScripts(f.allowScripts || scriptsFromEnv()),
 		flow.WithStore(s.stores.store(f.store)),
 		flow.WithBackend(persistenceType, s.stores.backend),
+		flow.WithTools(tools...),
 	}
 	if f.llmScript != "" {
 		m, err := fake.Load(f.llmScript)

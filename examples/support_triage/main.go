@@ -6,7 +6,8 @@
 //	go run ./examples/support_triage
 //
 // The flow and the scripted replies are embedded, so the program runs from
-// any folder.
+// any folder. tools.yaml scripts the same tool for the CLI, which cannot
+// register Go code (see README.md).
 package main
 
 import (
