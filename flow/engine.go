@@ -40,6 +40,7 @@ type Engine struct {
 	envErr       error
 	compiled     sync.Map // *Definition -> *program
 	workers      workers
+	intercept    []Interceptor
 	compileMu    sync.Mutex
 }
 

@@ -109,7 +109,7 @@ func (r *run) act(ctx context.Context, cm *cmethod, trigger any) (done, error) {
 			return r.finishReview(ctx, cm, hf, out, feedback)
 		}
 	}
-	out, err := cm.run(ctx, r, cm.scope, trigger)
+	out, err := r.invoke(ctx, cm, trigger)
 	if err != nil {
 		return done{}, err
 	}

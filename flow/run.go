@@ -154,9 +154,10 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 
 // methodState is the scheduler's record of one method in a run.
 type methodState struct {
-	calls     atomic.Int32
-	fired     bool // an or-listener that fired this cycle
-	completed bool
+	calls       atomic.Int32
+	invocations atomic.Int32
+	fired       bool // an or-listener that fired this cycle
+	completed   bool
 }
 
 // result hands the run's data over to the caller; every goroutine of the
