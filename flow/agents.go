@@ -181,6 +181,7 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 			return nil, err
 		}
 		r.withMemory(spec, truthy(ag.Extra["memory"]))
+		e.interceptAgent(spec)
 		task := action.AgentTask{Input: s, ResponseSchema: ag.ResponseSchema}
 		if task.Context, err = r.knowledgeContext(ctx, ag.Extra["knowledge_sources"], s); err != nil {
 			return nil, fmt.Errorf("%s: knowledge_sources: %w", where, err)

@@ -146,6 +146,15 @@ func (e *Engine) crewSpec(ctx context.Context, c *Crew) (*action.CrewSpec, error
 			return nil, fmt.Errorf("crew manager: %w", err)
 		}
 		spec.ManagerModel = m
+		if len(e.intercept) > 0 {
+			spec.ManagerModel = interceptedModel{LLM: m, e: e}
+		}
+	}
+	for _, s := range spec.Agents {
+		e.interceptAgent(s)
+	}
+	if spec.Manager != nil {
+		e.interceptAgent(spec.Manager)
 	}
 	return spec, nil
 }

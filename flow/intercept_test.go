@@ -9,14 +9,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/llm/fake"
 )
 
 func TestInterceptorsWrapEveryMethodInOrder(t *testing.T) {
 	var mu sync.Mutex
 	var log []string
 	record := func(name string) flow.Interceptor {
-		return func(ctx context.Context, c flow.MethodCall, next func(context.Context) (any, error)) (any, error) {
+		return func(ctx context.Context, c flow.Effect, next func(context.Context) (any, error)) (any, error) {
 			mu.Lock()
 			log = append(log, fmt.Sprintf("%s>%s#%d", name, c.Method, c.Invocation))
 			mu.Unlock()
@@ -45,7 +47,7 @@ methods:
 }
 
 func TestInterceptorCanReplaceAResult(t *testing.T) {
-	recorded := func(ctx context.Context, c flow.MethodCall, next func(context.Context) (any, error)) (any, error) {
+	recorded := func(ctx context.Context, c flow.Effect, next func(context.Context) (any, error)) (any, error) {
 		if c.Method == "fetch" {
 			return "from the journal", nil
 		}
@@ -63,4 +65,39 @@ methods:
 	res, err := eng.Run(context.Background(), def, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "from the journal", res.Output)
+}
+
+func TestInterceptorSeesAgentModelAndToolCalls(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	ic := func(ctx context.Context, e flow.Effect, next func(context.Context) (any, error)) (any, error) {
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("%s:%s:%d:%d", e.Kind, e.Name, e.Invocation, e.Index))
+		mu.Unlock()
+		return next(ctx)
+	}
+	lookup := action.NewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
+		ID string `json:"id"`
+	}) (string, error) {
+		return "order " + in.ID + " shipped", nil
+	})
+	model := fake.New(
+		fake.Reply{Match: "shipped", Text: "It shipped."},
+		fake.Reply{ToolCalls: []fake.ToolCall{{Name: "lookup", Arguments: map[string]any{"id": "A1"}}}},
+	)
+	def := mustParse(t, `
+schema: crewai.flow/v1
+name: Support
+methods:
+  answer:
+    start: true
+    do:
+      call: agent
+      with: {role: Support, goal: Answer, backstory: Helpful., tools: [lookup], input: "Where is order A1?"}
+`)
+	res, err := flow.NewEngine(flow.WithInterceptor(ic), flow.WithLLM(model), flow.WithTools(lookup)).
+		Run(context.Background(), def, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "It shipped.", res.Outputs["answer"].(map[string]any)["raw"])
+	assert.Equal(t, []string{"method::1:0", "llm::1:1", "tool:lookup:1:2", "llm::1:3"}, seen)
 }
