@@ -5,8 +5,6 @@
 // Either way it is validated the same way and runs on an Engine.
 package flow
 
-import "sync"
-
 // SchemaV1 is the only schema version a definition may declare.
 const SchemaV1 = "crewai.flow/v1"
 
@@ -39,8 +37,7 @@ type Definition struct {
 	// loaded or built.
 	Warnings Diagnostics
 
-	pos      positions
-	compiled compileOnce
+	pos positions
 }
 
 // Method returns the method with the given name, or nil.
@@ -212,10 +209,4 @@ type Conversational struct {
 	Enabled bool
 	// Settings holds every key of the block as written.
 	Settings map[string]any
-}
-
-// compileOnce holds the per-definition compiled form used by engines.
-type compileOnce struct {
-	mu   sync.Mutex
-	byEn map[any]any
 }

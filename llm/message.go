@@ -128,14 +128,3 @@ func (m Message) Text() string {
 	}
 	return b.String()
 }
-
-// textLen returns len(m.Text()) without building the text.
-func (m Message) textLen() int {
-	n := 0
-	for _, p := range m.Parts {
-		if p.Kind == PartText || p.Kind == "" {
-			n += len(p.Text)
-		}
-	}
-	return n
-}

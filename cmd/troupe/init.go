@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 func newInitCmd() *cobra.Command {
@@ -17,7 +19,8 @@ func newInitCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			folder := strings.ToLower(strings.NewReplacer(" ", "_", "-", "_").Replace(name))
-			flowName := strings.ReplaceAll(strings.Title(strings.NewReplacer("_", " ", "-", " ").Replace(name)), " ", "") //nolint:staticcheck // ASCII names
+			words := strings.NewReplacer("_", " ", "-", " ").Replace(name)
+			flowName := strings.ReplaceAll(cases.Title(language.Und, cases.NoLower).String(words), " ", "")
 			if _, err := os.Stat(folder); err == nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "Error: Folder %s already exists.\n", folder)
 				return exitError{1}

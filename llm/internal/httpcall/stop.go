@@ -65,9 +65,6 @@ func (f *StopFilter) Flush() string {
 	return out
 }
 
-// Stopped reports whether a stop sequence was seen.
-func (f *StopFilter) Stopped() bool { return f.done }
-
 // holdback returns the length of the longest suffix of s that is a proper
 // prefix of a stop sequence.
 func (f *StopFilter) holdback(s string) int {
