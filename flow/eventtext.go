@@ -1,10 +1,6 @@
 package flow
 
-import (
-	"fmt"
-	"strings"
-	"unicode"
-)
+import "fmt"
 
 // eventText turns a router's result into an event name the way Python's
 // str() would: text as is, True/False, numbers, and Python reprs for
@@ -21,7 +17,3 @@ func eventText(v any) string {
 	}
 	return pyRepr(normalize(v))
 }
-
-func trimSpace(s string) string { return strings.TrimFunc(s, unicode.IsSpace) }
-
-func equalFold(a, b string) bool { return strings.EqualFold(a, b) }

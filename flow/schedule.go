@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -291,7 +292,7 @@ func (r *run) outcome(cm *cmethod, out any) (string, bool, error) {
 	if out == nil {
 		return "", false, nil
 	}
-	ev := trimSpace(eventText(out))
+	ev := strings.TrimSpace(eventText(out))
 	if len(cm.emit) == 0 {
 		return ev, true, nil
 	}
@@ -301,7 +302,7 @@ func (r *run) outcome(cm *cmethod, out any) (string, bool, error) {
 		}
 	}
 	for _, e := range cm.emit {
-		if equalFold(e, ev) {
+		if strings.EqualFold(e, ev) {
 			return e, true, nil
 		}
 	}
