@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/troupe-dev/troupe/memory/internal/jsonvalue"
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // InMemoryStore is a Store that lives in process memory and is gone when
@@ -164,7 +164,7 @@ func CopyRecord(r Record) (Record, error) {
 	if !(r.Importance >= 0 && r.Importance <= 1) {
 		return Record{}, fmt.Errorf("memory: record %q: importance %v outside [0, 1]", r.ID, r.Importance)
 	}
-	md, err := jsonvalue.CanonicalMap(r.Metadata)
+	md, err := jsondata.CloneMap(r.Metadata)
 	if err != nil {
 		return Record{}, fmt.Errorf("memory: record %q: metadata: %w", r.ID, err)
 	}
@@ -186,7 +186,7 @@ func cloneRecord(r Record) Record {
 	r.Categories = slices.Clone(r.Categories)
 	r.Embedding = slices.Clone(r.Embedding)
 	if r.Metadata != nil {
-		md, _ := jsonvalue.CanonicalMap(r.Metadata) // canonical already: cannot fail
+		md, _ := jsondata.CloneMap(r.Metadata) // canonical already: cannot fail
 		r.Metadata = md
 	}
 	return r

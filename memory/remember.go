@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/troupe-dev/troupe/memory/internal/jsonvalue"
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // An Item is something to remember. Scope, Categories and Importance are
@@ -116,7 +116,7 @@ func (m *Memory) prepare(it Item) (Item, error) {
 	if it.Importance != nil && !(*it.Importance >= 0 && *it.Importance <= 1) {
 		return Item{}, fmt.Errorf("importance %v outside [0, 1]", *it.Importance)
 	}
-	md, err := jsonvalue.CanonicalMap(it.Metadata)
+	md, err := jsondata.CloneMap(it.Metadata)
 	if err != nil {
 		return Item{}, fmt.Errorf("metadata: %w", err)
 	}

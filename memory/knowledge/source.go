@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/troupe-dev/troupe/memory/internal/jsonvalue"
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // A Document is the text of one source, or of one file of a folder,
@@ -141,7 +141,7 @@ func readFile(path string) (Document, error) {
 
 // jsonText flattens a JSON document into one "path: value" line per leaf.
 func jsonText(data []byte) (string, error) {
-	v, err := jsonvalue.Unmarshal(data)
+	v, err := jsondata.Decode(data)
 	if err != nil {
 		return "", err
 	}
@@ -177,7 +177,7 @@ func flatten(b *strings.Builder, path string, v any) {
 		if s, ok := x.(string); ok {
 			b.WriteString(s)
 		} else {
-			j, _ := jsonvalue.Marshal(x) // a scalar from Unmarshal: cannot fail
+			j, _ := jsondata.Marshal(x) // a scalar from Unmarshal: cannot fail
 			b.Write(j)
 		}
 		b.WriteByte('\n')

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/troupe-dev/troupe/internal/jsondata"
 	"github.com/troupe-dev/troupe/memory"
-	"github.com/troupe-dev/troupe/memory/internal/jsonvalue"
 )
 
 // row is a record in its column encodings.
@@ -46,7 +46,7 @@ func encode(r memory.Record) (row, error) {
 		out.categories = sql.NullString{String: string(b), Valid: true}
 	}
 	if r.Metadata != nil {
-		b, err := jsonvalue.Marshal(r.Metadata)
+		b, err := jsondata.Marshal(r.Metadata)
 		if err != nil {
 			return row{}, fmt.Errorf("sqlite: record %q: metadata: %w", r.ID, err)
 		}
@@ -65,7 +65,7 @@ func (r *row) record() (memory.Record, error) {
 		return memory.Record{}, fmt.Errorf("sqlite: record %q: %w", r.id, err)
 	}
 	if r.metadata.Valid {
-		if rec.Metadata, err = jsonvalue.UnmarshalMap([]byte(r.metadata.String)); err != nil {
+		if rec.Metadata, err = jsondata.DecodeMap([]byte(r.metadata.String)); err != nil {
 			return memory.Record{}, fmt.Errorf("sqlite: record %q: metadata: %w", r.id, err)
 		}
 	}
