@@ -166,9 +166,9 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 		return nil, err
 	}
 	return func(ctx context.Context, r *run, sc *scope, _ any) (any, error) {
-		r.mu.RLock()
+		r.mu.Lock()
 		text, err := input.Render(ctx, r.vars(sc))
-		r.mu.RUnlock()
+		r.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
@@ -213,6 +213,6 @@ func (r *run) agentOptions(method string) *action.RunOptions {
 
 func (r *run) addUsage(u llm.Usage) {
 	r.mu.Lock()
-	r.usage.Add(u)
+	r.res.Usage.Add(u)
 	r.mu.Unlock()
 }

@@ -19,6 +19,9 @@ type program struct {
 	routers  map[string][]int
 	plain    map[string][]int
 	condRuns map[string][]int // conditional starts by event
+	// on holds the three lists above by event, for events that have
+	// listeners.
+	on map[string]*listeners
 	maxCalls int
 	state    *stateInit
 	nSeen    int // leaves of all conditions
@@ -29,6 +32,8 @@ type program struct {
 	// journal is set when runs keep their completions: some method
 	// persists or asks for human feedback.
 	journal bool
+	// side is set when runs need their runSide: they journal or save.
+	side bool
 	// mem is the flow's memory, nil when memory is off.
 	mem *memory.Memory
 	// anyOr is set when some listener fires once per cycle, so re-runs
@@ -66,9 +71,48 @@ type cmethod struct {
 	persist *persistence
 	// onRouters and onPlain are the listeners of this method's completion.
 	onRouters, onPlain []int
+	// emitOn holds the listeners of each declared outcome (nil when an
+	// outcome has none).
+	emitOn []*listeners
 	// simple marks a plain listener of one event that needs no bookkeeping
 	// when it fires: its condition is that single event.
 	simple bool
+}
+
+// listeners are the methods an event may trigger: routers, plain
+// listeners and conditional starts.
+type listeners struct {
+	routers, plain, condRuns []int
+}
+
+// listenersOf returns the listeners of event, nil when it has none.
+func (p *program) listenersOf(event string) *listeners { return p.on[event] }
+
+// index fills p.on and each router's emitOn from the event maps.
+func (p *program) index() {
+	p.on = map[string]*listeners{}
+	get := func(ev string) *listeners {
+		ls := p.on[ev]
+		if ls == nil {
+			ls = &listeners{}
+			p.on[ev] = ls
+		}
+		return ls
+	}
+	for ev, ids := range p.routers {
+		get(ev).routers = ids
+	}
+	for ev, ids := range p.plain {
+		get(ev).plain = ids
+	}
+	for ev, ids := range p.condRuns {
+		get(ev).condRuns = ids
+	}
+	for _, cm := range p.methods {
+		for _, ev := range cm.emit {
+			cm.emitOn = append(cm.emitOn, p.on[ev])
+		}
+	}
 }
 
 // ccond is a condition with numbered leaves.
@@ -207,6 +251,7 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 		p.anyOr = p.anyOr || cm.orMulti
 	}
 	p.findRacers()
+	p.index()
 	if err := e.compilePersist(p); err != nil {
 		return nil, err
 	}
@@ -223,7 +268,8 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.state = st
+	p.state = st.index()
+	p.side = p.journal || p.flowStore != nil
 	return p, nil
 }
 

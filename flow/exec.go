@@ -27,10 +27,10 @@ var varsPool = sync.Pool{New: func() any { return new(cel.Vars) }}
 // eval evaluates a compiled CEL program against the run's data.
 func (r *run) eval(ctx context.Context, p *cel.Program, sc *scope) (any, error) {
 	v := varsPool.Get().(*cel.Vars)
-	r.mu.RLock()
-	*v = cel.Vars{State: r.state, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+	r.mu.Lock()
+	*v = cel.Vars{State: r.res.State, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
 	out, err := p.Eval(ctx, v)
-	r.mu.RUnlock()
+	r.mu.Unlock()
 	*v = cel.Vars{}
 	varsPool.Put(v)
 	return out, err
@@ -39,10 +39,10 @@ func (r *run) eval(ctx context.Context, p *cel.Program, sc *scope) (any, error) 
 // render renders compiled templates against the run's data.
 func (r *run) render(ctx context.Context, t *cel.Value, sc *scope) (any, error) {
 	v := varsPool.Get().(*cel.Vars)
-	r.mu.RLock()
-	*v = cel.Vars{State: r.state, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+	r.mu.Lock()
+	*v = cel.Vars{State: r.res.State, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
 	out, err := t.Render(ctx, v)
-	r.mu.RUnlock()
+	r.mu.Unlock()
 	*v = cel.Vars{}
 	varsPool.Put(v)
 	return out, err
@@ -50,15 +50,15 @@ func (r *run) render(ctx context.Context, t *cel.Value, sc *scope) (any, error) 
 
 // vars returns the CEL variables of sc; r.mu must be held.
 func (r *run) vars(sc *scope) *cel.Vars {
-	return &cel.Vars{State: r.state, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+	return &cel.Vars{State: r.res.State, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
 }
 
 // outputsFor returns the outputs visible in sc; r.mu must be held.
 func (r *run) outputsFor(sc *scope) map[string]any {
 	if len(sc.local) == 0 {
-		return r.outputs
+		return r.res.Outputs
 	}
-	m := maps.Clone(r.outputs)
+	m := maps.Clone(r.res.Outputs)
 	if m == nil {
 		m = make(map[string]any, len(sc.local))
 	}
@@ -120,10 +120,6 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 	return func(ctx context.Context, r *run, sc *scope, trigger any) (any, error) {
 		in := inputPool.Get().(*Input)
 		*in = Input{Method: sc.method, Trigger: trigger, Item: sc.item, State: &r.stateHandle, Memory: r.mem}
-		defer func() {
-			*in = Input{}
-			inputPool.Put(in)
-		}()
 		if with != nil {
 			args, err := r.render(ctx, with, sc)
 			if err != nil {
@@ -131,7 +127,11 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 			}
 			in.Args, _ = args.(map[string]any)
 		}
-		return h(ctx, in)
+		out, err := h(ctx, in)
+		// A handler that panics keeps its Input: the pool is only a cache.
+		*in = Input{}
+		inputPool.Put(in)
+		return out, err
 	}, nil
 }
 

@@ -21,6 +21,12 @@ type done struct {
 	out     any
 	event   string
 	emitted bool
+	on      *listeners // the event's listeners, nil when it has none
+}
+
+// routed is the result of a router that emitted event.
+func (r *run) routed(out any, event string) done {
+	return done{out: out, event: event, emitted: true, on: r.p.listenersOf(event)}
 }
 
 // execute runs one method: the call limit, the action (or its recorded
@@ -36,9 +42,13 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: &loopError{method: cm.name, max: r.p.maxCalls}}
 		}
 	}
-	if r.replay != nil {
+	if r.side != nil && r.side.replay != nil {
 		if e, ok := r.replayNext(cm.name); ok {
-			return r.record(ctx, cm, done{out: e.Output, event: e.Outcome, emitted: e.Outcome != ""}, rc, true)
+			d := done{out: e.Output}
+			if e.Outcome != "" {
+				d = r.routed(e.Output, e.Outcome)
+			}
+			return r.record(ctx, cm, d, rc, true)
 		}
 	}
 	var started time.Time
@@ -97,7 +107,7 @@ func (r *run) methodFailed(ctx context.Context, cm *cmethod, err error, ev int64
 func (r *run) replayNext(method string) (JournalEntry, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.replay.next(method)
+	return r.side.replay.next(method)
 }
 
 // act runs the method's action and its human feedback step.
@@ -117,8 +127,7 @@ func (r *run) act(ctx context.Context, cm *cmethod, trigger any) (done, error) {
 		if !cm.router {
 			return done{out: out}, nil
 		}
-		ev, ok, err := r.outcome(cm, out)
-		return done{out: out, event: ev, emitted: ok}, err
+		return r.outcome(cm, out)
 	}
 	return r.review(ctx, cm, hf, out)
 }
@@ -131,7 +140,7 @@ func (r *run) review(ctx context.Context, cm *cmethod, hf *HumanFeedback, out an
 	if err != nil {
 		return done{}, err
 	}
-	req := &FeedbackRequest{FlowID: r.id, Flow: r.p.def.Name, Method: cm.name, Output: out, Message: hf.Message,
+	req := &FeedbackRequest{FlowID: r.res.RunID, Flow: r.p.def.Name, Method: cm.name, Output: out, Message: hf.Message,
 		Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome, Metadata: hf.Metadata}
 	feedback, err := p.RequestFeedback(ctx, req)
 	if errors.Is(err, ErrPending) {
@@ -148,11 +157,11 @@ func (r *run) review(ctx context.Context, cm *cmethod, hf *HumanFeedback, out an
 func (r *run) takeResumed(method string) (any, string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.resumed == nil || r.resumed.Method != method {
+	if r.side.resumed == nil || r.side.resumed.Method != method {
 		return nil, "", false
 	}
-	out, feedback := r.resumed.Output, *r.feedback
-	r.resumed, r.feedback = nil, nil
+	out, feedback := r.side.resumed.Output, *r.side.feedback
+	r.side.resumed, r.side.feedback = nil, nil
 	return out, feedback, true
 }
 
@@ -161,10 +170,10 @@ func (r *run) finishReview(ctx context.Context, cm *cmethod, hf *HumanFeedback, 
 	outcome := r.e.feedbackOutcome(ctx, r, hf, feedback)
 	res := feedbackResult(cm.name, out, feedback, outcome, hf.Metadata, time.Now())
 	r.mu.Lock()
-	r.lastHF = res
+	r.side.lastHF = res
 	r.mu.Unlock()
 	if outcome != nil {
-		return done{out: out, event: *outcome, emitted: true}, nil
+		return r.routed(out, *outcome), nil
 	}
 	return done{out: res}, nil
 }
@@ -172,7 +181,7 @@ func (r *run) finishReview(ctx context.Context, cm *cmethod, hf *HumanFeedback, 
 // pause records the question and saves the run so Resume can continue it.
 func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any) error {
 	r.mu.Lock()
-	r.pending = &PendingFeedback{Method: cm.name, Message: hf.Message, Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome,
+	r.side.pending = &PendingFeedback{Method: cm.name, Message: hf.Message, Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome,
 		Output: normalize(out), Metadata: hf.Metadata, RequestedAt: time.Now().UTC()}
 	r.mu.Unlock()
 	store := r.p.flowStore
@@ -182,7 +191,7 @@ func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any
 	if store == nil {
 		store = r.e.defaultStore()
 	}
-	r.home = store
+	r.side.home = store
 	if err := r.save(ctx, store, cm.name, StatusPaused); err != nil {
 		return err
 	}
@@ -197,13 +206,13 @@ func (r *run) record(ctx context.Context, cm *cmethod, d done, rc *race, replaye
 		r.mu.Unlock()
 		return done{}, errLostRace
 	}
-	r.trace = append(r.trace, cm.name)
-	r.last = d.out
+	r.res.Trace = append(r.res.Trace, cm.name)
+	r.res.Output = d.out
 	r.methods[cm.idx].completed = true
 	if r.journaling() {
-		r.journal = append(r.journal, JournalEntry{Method: cm.name, Output: norm, Outcome: d.event})
+		r.side.journal = append(r.side.journal, JournalEntry{Method: cm.name, Output: norm, Outcome: d.event})
 	}
-	r.outputs[cm.name] = norm
+	r.res.Outputs[cm.name] = norm
 	r.mu.Unlock()
 	if !replayed {
 		if err := r.persist(ctx, cm); err != nil {

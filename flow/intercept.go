@@ -72,7 +72,7 @@ func (r *run) invoke(ctx context.Context, cm *cmethod, trigger any) (any, error)
 	if len(r.e.intercept) == 0 {
 		return cm.run(ctx, r, cm.scope, trigger)
 	}
-	inv := &invocation{call: Effect{RunID: r.id, Flow: r.p.def.Name, Method: cm.name, Kind: EffectMethod,
+	inv := &invocation{call: Effect{RunID: r.res.RunID, Flow: r.p.def.Name, Method: cm.name, Kind: EffectMethod,
 		Invocation: int(r.methods[cm.idx].invocations.Add(1))}}
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 	return r.e.intercepted(ctx, inv.call, func(ctx context.Context) (any, error) {

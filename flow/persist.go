@@ -97,13 +97,13 @@ type saver struct {
 
 // snapshot captures the run as a Snapshot.
 func (r *run) snapshot(method, status string) *Snapshot {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return &Snapshot{
-		FlowID: r.id, Flow: r.p.def.Name, DefinitionHash: r.p.hash, Status: status, Method: method,
-		State: maps.Clone(r.state), Outputs: maps.Clone(r.outputs),
-		Completed: append([]string(nil), r.trace...), Journal: append([]JournalEntry(nil), r.journal...),
-		LastFeedback: r.lastHF, Pending: r.pending, UpdatedAt: time.Now().UTC(),
+		FlowID: r.res.RunID, Flow: r.p.def.Name, DefinitionHash: r.p.hash, Status: status, Method: method,
+		State: maps.Clone(r.res.State), Outputs: maps.Clone(r.res.Outputs),
+		Completed: append([]string(nil), r.res.Trace...), Journal: append([]JournalEntry(nil), r.side.journal...),
+		LastFeedback: r.side.lastHF, Pending: r.side.pending, UpdatedAt: time.Now().UTC(),
 	}
 }
 
@@ -117,11 +117,11 @@ func (r *run) persist(ctx context.Context, cm *cmethod) error {
 }
 
 func (r *run) save(ctx context.Context, s Store, method, status string) error {
-	if _, ok := r.state["id"]; !ok {
+	if _, ok := r.res.State["id"]; !ok {
 		return errors.New("Flow state must have an 'id' field for persistence")
 	}
-	r.saves.mu.Lock()
-	defer r.saves.mu.Unlock()
+	r.side.saves.mu.Lock()
+	defer r.side.saves.mu.Unlock()
 	if err := s.Save(context.WithoutCancel(ctx), r.snapshot(method, status)); err != nil {
 		return fmt.Errorf("saving the run after %q: %w", method, err)
 	}

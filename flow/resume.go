@@ -31,12 +31,15 @@ func (e *Engine) Resume(ctx context.Context, def *Definition, flowID, feedback s
 		state = map[string]any{}
 	}
 	state["id"] = flowID
-	r := newRun(e, p, state)
-	r.replay = newReplay(snap.Journal)
-	r.home = store
-	r.lastHF = snap.LastFeedback
+	r := newRun(e, p, state, flowID)
+	if r.side == nil {
+		r.side = new(runSide)
+	}
+	r.side.replay = newReplay(snap.Journal)
+	r.side.home = store
+	r.side.lastHF = snap.LastFeedback
 	if snap.Status == StatusPaused && snap.Pending != nil {
-		r.resumed, r.feedback = snap.Pending, &feedback
+		r.side.resumed, r.side.feedback = snap.Pending, &feedback
 	}
 	return r.start(ctx, nil, e.onEvent)
 }

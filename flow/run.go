@@ -9,31 +9,50 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/memory"
 )
 
 // run is one execution of a program.
 type run struct {
-	p   *program
-	e   *Engine
-	id  string
+	p *program
+	e *Engine
+	// res is the result as it is built: the state, outputs, trace, last
+	// output and usage live there.
 	res Result
 
 	// mu guards the run: the data CEL reads (state and outputs) and the
 	// scheduler's bookkeeping below.
-	mu          sync.RWMutex
-	state       map[string]any
+	mu          sync.Mutex
 	stateHandle State
-	outputs     map[string]any
 
 	seen    []bool // the leaves of every condition, at cmethod.seenAt
 	methods []methodState
-	trace   []string
-	last    any
 	failed  error
-	usage   llm.Usage
+	mem     *memory.Memory
+	events  *eventLog
+	// side holds what only persisted, resumed or reviewed runs need; nil
+	// for the others.
+	side *runSide
 
+	// inline gives small flows their bookkeeping without more
+	// allocations.
+	inline struct {
+		methods [inlineMethods]methodState
+		seen    [inlineSeen]bool
+		trace   [inlineMethods]string
+	}
+}
+
+// inlineMethods and inlineSeen size the bookkeeping kept inside the run
+// struct; larger flows allocate theirs.
+const (
+	inlineMethods = 12
+	inlineSeen    = 16
+)
+
+// runSide is the part of a run that journals, replays and human feedback
+// use.
+type runSide struct {
 	// journal records every completion for snapshots; replay holds the
 	// completions of an earlier process that a resumed run reuses.
 	journal  []JournalEntry
@@ -41,14 +60,11 @@ type run struct {
 	resumed  *PendingFeedback // the pause a resumed run answers
 	feedback *string          // the answer to it
 	lastHF   map[string]any
-	mem      *memory.Memory
 	// home is where this run was saved when it paused or was resumed
 	// from; its final status goes there too.
 	home    Store
 	pending *PendingFeedback
 	saves   saver
-
-	events *eventLog
 }
 
 func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any, sink func(Event)) (*Result, error) {
@@ -57,39 +73,61 @@ func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any
 		return nil, err
 	}
 	var stored map[string]any
-	if id, ok := inputs["id"]; ok && id != nil && p.flowStore != nil {
-		// CrewAI's restore: a run with a known id starts from its saved state.
-		snap, err := p.flowStore.Load(ctx, fmt.Sprint(id))
-		switch {
-		case err == nil:
-			stored = snap.State
-		case errors.Is(err, ErrNotFound):
-			e.logger.InfoContext(ctx, "No flow state found for UUID: "+fmt.Sprint(id), "flow", def.Name)
-		default:
+	if p.flowStore != nil {
+		stored, err = e.restore(ctx, p, inputs)
+		if err != nil {
 			return nil, err
 		}
 	}
-	state, err := p.state.initial(stored, inputs, e.logger, def.Name)
+	state, id, err := p.state.initial(stored, inputs, e.logger, def.Name)
 	if err != nil {
 		return nil, err
 	}
-	r := newRun(e, p, state)
+	r := newRun(e, p, state, id)
 	return r.start(ctx, inputs, sink)
 }
 
-func newRun(e *Engine, p *program, state map[string]any) *run {
-	n := len(p.methods)
-	r := &run{
-		p: p, e: e,
-		state:   state,
-		outputs: make(map[string]any, n),
-		seen:    make([]bool, p.nSeen),
-		methods: make([]methodState, n),
-		trace:   make([]string, 0, n),
+// restore returns the saved state of the run whose id the inputs name, as
+// CrewAI restores a flow with persistence: a run with a known id starts
+// from its saved state.
+func (e *Engine) restore(ctx context.Context, p *program, inputs map[string]any) (map[string]any, error) {
+	id, ok := inputs["id"]
+	if !ok || id == nil {
+		return nil, nil
 	}
-	r.id, _ = state["id"].(string)
-	r.stateHandle = State{mu: &r.mu, m: r.state}
-	r.mem = p.mem
+	snap, err := p.flowStore.Load(ctx, fmt.Sprint(id))
+	switch {
+	case err == nil:
+		return snap.State, nil
+	case errors.Is(err, ErrNotFound):
+		e.logger.InfoContext(ctx, "No flow state found for UUID: "+fmt.Sprint(id), "flow", p.def.Name)
+		return nil, nil
+	}
+	return nil, err
+}
+
+func newRun(e *Engine, p *program, state map[string]any, id string) *run {
+	n := len(p.methods)
+	r := &run{p: p, e: e, mem: p.mem}
+	r.res.RunID = id
+	r.res.State = state
+	r.res.Outputs = make(map[string]any, n)
+	if n <= inlineMethods {
+		r.methods = r.inline.methods[:n]
+		r.res.Trace = r.inline.trace[:0]
+	} else {
+		r.methods = make([]methodState, n)
+		r.res.Trace = make([]string, 0, n)
+	}
+	if p.nSeen <= inlineSeen {
+		r.seen = r.inline.seen[:p.nSeen]
+	} else {
+		r.seen = make([]bool, p.nSeen)
+	}
+	r.stateHandle = State{mu: &r.mu, m: state}
+	if p.side {
+		r.side = new(runSide)
+	}
 	return r
 }
 
@@ -97,7 +135,7 @@ func newRun(e *Engine, p *program, state map[string]any) *run {
 func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
 	def := r.p.def
 	if sink != nil {
-		r.events = &eventLog{sink: sink, run: r.id, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
+		r.events = &eventLog{sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
 	}
 	var start time.Time
 	if r.events != nil || r.debug(ctx) {
@@ -105,9 +143,10 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	root := r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
 	if r.debug(ctx) {
-		r.e.logger.DebugContext(ctx, "flow started", "flow", def.Name, "run", r.id)
+		r.e.logger.DebugContext(ctx, "flow started", "flow", def.Name, "run", r.res.RunID)
 	}
 	err := r.kickoff(ctx, root)
+	r.p.state.observe(len(r.res.State))
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
@@ -116,16 +155,16 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	res := r.result()
 	if errors.Is(err, errPaused) {
-		res.Pending = r.pending
+		res.Pending = r.side.pending
 		r.events.emit(Event{Kind: FlowPaused, Parent: root, Duration: time.Since(start)})
 		if r.debug(ctx) {
-			r.e.logger.DebugContext(ctx, "flow paused", "flow", def.Name, "run", r.id, "method", r.pending.Method)
+			r.e.logger.DebugContext(ctx, "flow paused", "flow", def.Name, "run", r.res.RunID, "method", r.side.pending.Method)
 		}
 		return res, nil
 	}
 	home := r.p.flowStore
-	if home == nil {
-		home = r.home
+	if home == nil && r.side != nil {
+		home = r.side.home
 	}
 	if home != nil {
 		status := StatusCompleted
@@ -139,7 +178,7 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 	if err != nil {
 		r.events.emit(Event{Kind: FlowFailed, Parent: root, Err: err, Duration: time.Since(start)})
 		if r.debug(ctx) {
-			r.e.logger.DebugContext(ctx, "flow failed", "flow", def.Name, "run", r.id, "error", err)
+			r.e.logger.DebugContext(ctx, "flow failed", "flow", def.Name, "run", r.res.RunID, "error", err)
 		}
 		return nil, err
 	}
@@ -147,7 +186,7 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 		r.events.emit(Event{Kind: FlowFinished, Parent: root, Output: res.Output, Result: res, Duration: time.Since(start)})
 	}
 	if r.debug(ctx) {
-		r.e.logger.DebugContext(ctx, "flow finished", "flow", def.Name, "run", r.id, "duration", time.Since(start))
+		r.e.logger.DebugContext(ctx, "flow finished", "flow", def.Name, "run", r.res.RunID, "duration", time.Since(start))
 	}
 	return res, nil
 }
@@ -163,9 +202,6 @@ type methodState struct {
 // result hands the run's data over to the caller; every goroutine of the
 // run has returned by then, so nothing writes to it any more.
 func (r *run) result() *Result {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	r.res = Result{RunID: r.id, Output: r.last, Outputs: r.outputs, State: r.state, Trace: r.trace, Usage: r.usage}
 	return &r.res
 }
 

@@ -39,10 +39,13 @@ func (r *run) runStart(ctx context.Context, i int, parent int64) error {
 // router's result or, once the run has had human feedback, the latest
 // feedback result (as CrewAI does).
 func (r *run) outcomePayload(out any) any {
+	if r.side == nil {
+		return out
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.lastHF != nil {
-		return r.lastHF
+	if r.side.lastHF != nil {
+		return r.side.lastHF
 	}
 	return out
 }
@@ -51,29 +54,47 @@ func (r *run) outcomePayload(out any) any {
 // first error; a failure cancels the others through their context. The
 // last one runs on the calling goroutine.
 func (r *run) parallel(ctx context.Context, idx []int, fn func(context.Context, int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	errs := make([]error, len(idx))
+	b := &batch{r: r, idx: idx, fn: fn}
+	b.ctx, b.cancel = context.WithCancelCause(ctx)
+	defer b.cancel(nil)
+	if len(idx) <= len(b.errBuf) {
+		b.errs = b.errBuf[:len(idx)]
+	} else {
+		b.errs = make([]error, len(idx))
+	}
 	last := len(idx) - 1
-	for k, i := range idx[:last] {
-		wg.Add(1)
-		r.e.workers.do(func() {
-			defer wg.Done()
-			if err := fn(ctx, i); err != nil {
-				errs[k] = err
-				r.fail(err)
-				cancel(err)
-			}
-		})
+	b.wg.Add(last)
+	for k := range last {
+		r.e.workers.do(branch{b, k})
 	}
-	if err := fn(ctx, idx[last]); err != nil {
-		errs[last] = err
-		r.fail(err)
-		cancel(err)
+	b.run(last)
+	b.wg.Wait()
+	return r.firstError(b.errs)
+}
+
+// batch is a set of methods that run concurrently.
+type batch struct {
+	r      *run
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	idx    []int
+	fn     func(context.Context, int) error
+	wg     sync.WaitGroup
+	errs   []error
+	errBuf [8]error
+}
+
+// run runs the k-th method of the batch. All but the last (which runs on
+// the caller's goroutine) run on workers.
+func (b *batch) run(k int) {
+	if k < len(b.idx)-1 {
+		defer b.wg.Done()
 	}
-	wg.Wait()
-	return r.firstError(errs)
+	if err := b.fn(b.ctx, b.idx[k]); err != nil {
+		b.errs[k] = err
+		b.r.fail(err)
+		b.cancel(err)
+	}
 }
 
 // fail records the run's first failure; the caller cancels its siblings,
@@ -102,7 +123,8 @@ func (r *run) firstError(errs []error) error {
 
 type trigger struct {
 	event   string
-	from    *cmethod // the method whose completion the event is, if any
+	from    *cmethod   // the method whose completion the event is, if any
+	on      *listeners // the listeners of an outcome event
 	payload any
 	outcome bool
 }
@@ -111,18 +133,24 @@ type trigger struct {
 // whose outcomes become new triggers; then, for the event and each
 // outcome, the plain listeners concurrently; then, for outcomes, the
 // conditional starts.
-func (r *run) fire(ctx context.Context, event string, from *cmethod, payload any, isOutcome bool, parent int64) error {
+//
+// The event is from's completion, or, when from is nil, an outcome whose
+// listeners are on.
+func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listeners, payload any, parent int64) error {
 	if from != nil && len(from.onRouters) == 0 {
 		// No router reacts to this completion: only its plain listeners.
 		return r.firePlain(ctx, trigger{event: event, from: from, payload: payload}, parent)
 	}
 	var buf [2]trigger
-	triggers := append(buf[:0], trigger{event, from, payload, isOutcome})
-	cur, curPayload := event, payload
+	triggers := append(buf[:0], trigger{event: event, from: from, on: on, payload: payload, outcome: from == nil})
+	cur, curOn, curPayload := event, on, payload
 	for cur != "" {
-		cands := r.p.routers[cur]
-		if from != nil && cur == from.name {
+		var cands []int
+		switch {
+		case from != nil && cur == from.name:
 			cands = from.onRouters
+		case curOn != nil:
+			cands = curOn.routers
 		}
 		routers := r.triggered(cur, cands, false)
 		if len(routers) == 0 {
@@ -135,14 +163,14 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, payload any
 			if err != nil {
 				return err
 			}
-			if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
+			if err := r.fire(ctx, cm.name, cm, nil, d.out, parent); err != nil {
 				return err
 			}
-			next = ""
+			next, curOn = "", nil
 			if d.emitted {
 				payload := r.outcomePayload(d.out)
-				triggers = append(triggers, trigger{d.event, nil, payload, true})
-				next, curPayload = d.event, payload
+				triggers = append(triggers, trigger{event: d.event, on: d.on, payload: payload, outcome: true})
+				next, curOn, curPayload = d.event, d.on, payload
 			}
 		}
 		cur = next
@@ -151,10 +179,10 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, payload any
 		if err := r.firePlain(ctx, t, parent); err != nil {
 			return err
 		}
-		if !t.outcome {
+		if !t.outcome || t.on == nil {
 			continue
 		}
-		for _, i := range r.triggered(t.event, r.p.condRuns[t.event], false) {
+		for _, i := range r.triggered(t.event, t.on.condRuns, false) {
 			cm := r.p.methods[i]
 			d, err := r.execute(ctx, cm, nil, parent, nil)
 			if err != nil {
@@ -170,9 +198,12 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, payload any
 
 // firePlain runs the plain listeners one trigger satisfies.
 func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
-	cands := r.p.plain[t.event]
-	if t.from != nil {
+	var cands []int
+	switch {
+	case t.from != nil:
 		cands = t.from.onPlain
+	case t.on != nil:
+		cands = t.on.plain
 	}
 	ls := r.triggered(t.event, cands, t.outcome)
 	switch len(ls) {
@@ -227,13 +258,13 @@ func (r *run) runListener(ctx context.Context, i int, payload any, parent int64,
 // after fires what a method's completion triggers: its listeners and, for
 // a method that routes, its outcome.
 func (r *run) after(ctx context.Context, cm *cmethod, d done, parent int64) error {
-	if err := r.fire(ctx, cm.name, cm, d.out, false, parent); err != nil {
+	if err := r.fire(ctx, cm.name, cm, nil, d.out, parent); err != nil {
 		return err
 	}
 	if !d.emitted {
 		return nil
 	}
-	return r.fire(ctx, d.event, nil, r.outcomePayload(d.out), true, parent)
+	return r.fire(ctx, d.event, nil, d.on, r.outcomePayload(d.out), parent)
 }
 
 // triggered checks event against the listeners in cands and returns, in
@@ -288,24 +319,24 @@ func (r *run) triggered(event string, cands []int, rearm bool) []int {
 // outcome turns a router's result into an event. Outcomes are trimmed and,
 // when the router declares emit, must be one of them (matched exactly,
 // else case-insensitively, and mapped to the declared spelling).
-func (r *run) outcome(cm *cmethod, out any) (string, bool, error) {
+func (r *run) outcome(cm *cmethod, out any) (done, error) {
 	if out == nil {
-		return "", false, nil
+		return done{}, nil
 	}
 	ev := strings.TrimSpace(eventText(out))
 	if len(cm.emit) == 0 {
-		return ev, true, nil
+		return r.routed(out, ev), nil
 	}
-	for _, e := range cm.emit {
+	for i, e := range cm.emit {
 		if e == ev {
-			return e, true, nil
+			return done{out: out, event: e, emitted: true, on: cm.emitOn[i]}, nil
 		}
 	}
-	for _, e := range cm.emit {
+	for i, e := range cm.emit {
 		if strings.EqualFold(e, ev) {
-			return e, true, nil
+			return done{out: out, event: e, emitted: true, on: cm.emitOn[i]}, nil
 		}
 	}
 	err := &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: fmt.Errorf("router %q returned %q, which is not one of its emit values %v", cm.name, ev, cm.emit)}
-	return "", false, err
+	return done{}, err
 }

@@ -27,16 +27,16 @@ json.dump({"result": result, "state": state}, sys.stdout, default=str)
 func (e *Engine) compileScript(a *Action) execFn {
 	code := a.Code
 	return func(ctx context.Context, r *run, sc *scope, trigger any) (any, error) {
-		r.mu.RLock()
+		r.mu.Lock()
 		req := map[string]any{
 			"code":    code,
-			"state":   r.state,
+			"state":   r.res.State,
 			"outputs": r.outputsFor(sc),
 			"input":   normalize(trigger),
 			"item":    sc.item,
 		}
 		in, err := json.Marshal(req)
-		r.mu.RUnlock()
+		r.mu.Unlock()
 		if err != nil {
 			return nil, fmt.Errorf("script: cannot pass data to Python: %w", err)
 		}

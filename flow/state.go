@@ -12,15 +12,15 @@ import (
 // stored, so change a nested map or list by storing a new one with Set or
 // Update rather than editing it in place.
 type State struct {
-	mu *sync.RWMutex
+	mu *sync.Mutex
 	m  map[string]any
 }
 
 // Get returns the value of key and whether it is set.
 func (s *State) Get(key string) (any, bool) {
-	s.mu.RLock()
+	s.mu.Lock()
 	v, ok := s.m[key]
-	s.mu.RUnlock()
+	s.mu.Unlock()
 	return v, ok
 }
 
@@ -45,7 +45,8 @@ func (s *State) Delete(key string) {
 }
 
 // Update calls fn with the state map while holding the state's lock, for
-// changes that read and write several keys at once. fn must not keep m.
+// changes that read and write several keys at once. fn must not keep m
+// nor call the State's methods.
 func (s *State) Update(fn func(m map[string]any)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -60,7 +61,7 @@ func (s *State) ID() string {
 
 // Snapshot returns a shallow copy of the state.
 func (s *State) Snapshot() map[string]any {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return maps.Clone(s.m)
 }

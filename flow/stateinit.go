@@ -2,12 +2,12 @@ package flow
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/troupe-dev/troupe/schema"
 )
@@ -17,6 +17,41 @@ type stateInit struct {
 	dflt   map[string]any
 	schema *schema.Schema // nil for dict state
 	warn   string
+	// keys and vals list dflt, so each run copies it without ranging over
+	// the map; dfltID is dflt's id when it has one.
+	keys   []string
+	vals   []any
+	hasID  bool
+	dfltID string
+	// size is the largest state an earlier run ended with (up to
+	// maxSizeHint), so new states are made big enough at once instead of
+	// growing as methods add keys.
+	size atomic.Int32
+}
+
+const maxSizeHint = 256
+
+// observe notes the size of a finished run's state.
+func (st *stateInit) observe(n int) {
+	if n > maxSizeHint {
+		n = maxSizeHint
+	}
+	if int32(n) > st.size.Load() {
+		st.size.Store(int32(n))
+	}
+}
+
+// index lists the default state for initial.
+func (st *stateInit) index() *stateInit {
+	st.keys, st.vals = st.keys[:0], st.vals[:0]
+	for k, v := range st.dflt {
+		st.keys = append(st.keys, k)
+		st.vals = append(st.vals, v)
+	}
+	id, ok := st.dflt["id"]
+	st.hasID = ok
+	st.dfltID, _ = id.(string)
+	return st
 }
 
 func compileState(def *Definition, models map[string]map[string]any) (*stateInit, error) {
@@ -77,48 +112,53 @@ func onlyMissing(err error) bool {
 	return true
 }
 
-// initial returns a new state for one run: a copy of the default, an id,
-// and the inputs merged in (validated against the schema when there is one).
+// initial returns a new state for one run and its id: a copy of the
+// default, an id, and the inputs merged in (validated against the schema
+// when there is one).
 //
 // A stored state (restored by id) replaces the default.
-func (st *stateInit) initial(stored, inputs map[string]any, logger *slog.Logger, flowName string) (map[string]any, error) {
+func (st *stateInit) initial(stored, inputs map[string]any, logger *slog.Logger, flowName string) (map[string]any, string, error) {
 	if st.warn != "" {
 		logger.Warn(fmt.Sprintf("Flow %q %s", flowName, st.warn))
 	}
-	base := st.dflt
+	var state map[string]any
+	var id string
+	hasID := false
 	if stored != nil {
-		base = stored
-	}
-	state := make(map[string]any, len(base)+len(inputs)+1)
-	maps.Copy(state, base)
-	if _, ok := state["id"]; !ok {
-		state["id"] = newID()
-	}
-	if id, ok := inputs["id"]; ok && id != nil {
-		state["id"] = fmt.Sprint(id)
-	}
-	rest := 0
-	for k := range inputs {
-		if k != "id" {
-			rest++
+		state = make(map[string]any, len(stored)+len(inputs)+1)
+		maps.Copy(state, stored)
+		var v any
+		v, hasID = state["id"]
+		id, _ = v.(string)
+	} else {
+		state = make(map[string]any, max(len(st.keys)+len(inputs)+1, int(st.size.Load())))
+		for i, k := range st.keys {
+			state[k] = st.vals[i]
 		}
+		hasID, id = st.hasID, st.dfltID
 	}
-	if rest == 0 {
-		return state, nil
-	}
+	rest := false
 	for k, v := range inputs {
 		if k != "id" {
 			state[k] = normalize(v)
+			rest = true
+		} else if v != nil {
+			id, hasID = fmt.Sprint(v), true
+			state["id"] = id
 		}
 	}
-	if st.schema == nil {
-		return state, nil
+	if !hasID {
+		id = newID()
+		state["id"] = id
+	}
+	if !rest || st.schema == nil {
+		return state, id, nil
 	}
 	coerced := st.schema.Coerce(state)
 	if err := st.schema.Validate(coerced); err != nil {
-		return nil, &InputError{Err: err}
+		return nil, "", &InputError{Err: err}
 	}
-	return coerced, nil
+	return coerced, id, nil
 }
 
 // newID returns a random UUID (version 4) as text. The bits come from
@@ -128,17 +168,17 @@ func newID() string {
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
 	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
+	const digits = "0123456789abcdef"
 	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
+	for i, c := range b {
+		at := uuidAt[i]
+		out[at], out[at+1] = digits[c>>4], digits[c&0xf]
+	}
+	out[8], out[13], out[18], out[23] = '-', '-', '-', '-'
 	return string(out[:])
 }
+
+// uuidAt is where the text of each byte of a UUID starts.
+var uuidAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}

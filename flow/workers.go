@@ -11,7 +11,13 @@ import (
 // instead of starting one per branch. Idle workers exit on their own.
 type workers struct {
 	once sync.Once
-	idle chan chan func()
+	idle chan chan branch
+}
+
+// branch is one concurrent branch of a batch: the k-th of its methods.
+type branch struct {
+	b *batch
+	k int
 }
 
 // idleWorkers bounds how many finished workers wait for work, and
@@ -22,8 +28,8 @@ const (
 )
 
 // do runs fn on an idle worker, or on a new one when none is waiting.
-func (w *workers) do(fn func()) {
-	w.once.Do(func() { w.idle = make(chan chan func(), idleWorkers) })
+func (w *workers) do(fn branch) {
+	w.once.Do(func() { w.idle = make(chan chan branch, idleWorkers) })
 	for {
 		select {
 		case ch := <-w.idle:
@@ -41,22 +47,40 @@ func (w *workers) do(fn func()) {
 	}
 }
 
-func (w *workers) work(fn func()) {
-	ch := make(chan func())
+func (w *workers) work(fn branch) {
+	ch := make(chan branch)
+	// The timer is armed once, not reset after each branch, which would
+	// cost a timer update per branch. When it fires, a worker that ran a
+	// branch since the last firing re-arms it; an idle one exits, between
+	// one and two workerIdle periods after its last branch.
 	timer := time.NewTimer(workerIdle)
 	defer timer.Stop()
 	for {
-		fn()
+		fn.b.run(fn.k)
 		select {
 		case w.idle <- ch:
 		default:
 			return // enough workers are waiting already
 		}
-		timer.Reset(workerIdle)
-		select {
-		case fn = <-ch:
-		case <-timer.C:
+		if !w.wait(ch, timer, &fn) {
 			return
+		}
+	}
+}
+
+// wait waits on ch for the next branch and reports whether one came.
+func (w *workers) wait(ch chan branch, timer *time.Timer, fn *branch) bool {
+	busy := true // a branch ran since the timer was armed or last fired
+	for {
+		select {
+		case *fn = <-ch:
+			return true
+		case <-timer.C:
+			if !busy {
+				return false
+			}
+			busy = false
+			timer.Reset(workerIdle)
 		}
 	}
 }
