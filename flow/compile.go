@@ -21,7 +21,7 @@ type program struct {
 	condRuns map[string][]int // conditional starts by event
 	// on holds the three lists above by event, for events that have
 	// listeners.
-	on map[string]*listeners
+	on       map[string]*listeners
 	maxCalls int
 	state    *stateInit
 	nSeen    int // leaves of all conditions
