@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/troupe-dev/troupe/memory"
 )
@@ -34,6 +35,8 @@ type program struct {
 	journal bool
 	// side is set when runs need their runSide: they journal or save.
 	side bool
+	// runs recycles the scheduler state of finished runs.
+	runs sync.Pool
 	// mem is the flow's memory, nil when memory is off.
 	mem *memory.Memory
 	// anyOr is set when some listener fires once per cycle, so re-runs

@@ -118,8 +118,11 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 		return nil, err
 	}
 	return func(ctx context.Context, r *run, sc *scope, trigger any) (any, error) {
-		in := inputPool.Get().(*Input)
-		*in = Input{Method: sc.method, Trigger: trigger, Item: sc.item, State: &r.stateHandle, Memory: r.mem}
+		in := r.spare.Swap(nil)
+		if in == nil {
+			in = new(Input)
+		}
+		*in = Input{Method: sc.method, Trigger: trigger, Item: sc.item, State: r.stateHandle, Memory: r.mem}
 		if with != nil {
 			args, err := r.render(ctx, with, sc)
 			if err != nil {
@@ -128,9 +131,8 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 			in.Args, _ = args.(map[string]any)
 		}
 		out, err := h(ctx, in)
-		// A handler that panics keeps its Input: the pool is only a cache.
 		*in = Input{}
-		inputPool.Put(in)
+		r.spare.Store(in)
 		return out, err
 	}, nil
 }
@@ -178,8 +180,6 @@ func (e *Engine) compileTool(a *Action) (execFn, error) {
 	}, nil
 }
 
-// inputPool recycles handler inputs; a Handler must not keep its Input.
-var inputPool = sync.Pool{New: func() any { return new(Input) }}
 
 // errEachNotList and errIfNotBool carry CrewAI's messages.
 var (

@@ -12,18 +12,20 @@ import (
 	"github.com/troupe-dev/troupe/memory"
 )
 
-// run is one execution of a program.
+// run is one execution of a program. Runs are recycled through their
+// program's pool: everything that outlives a run (its Result, the State
+// handle given to handlers and the lock they share) is in its runOut.
 type run struct {
 	p *program
 	e *Engine
 	// res is the result as it is built: the state, outputs, trace, last
 	// output and usage live there.
-	res Result
+	res *Result
 
 	// mu guards the run: the data CEL reads (state and outputs) and the
 	// scheduler's bookkeeping below.
-	mu          sync.Mutex
-	stateHandle State
+	mu          *sync.Mutex
+	stateHandle *State
 
 	seen    []bool // the leaves of every condition, at cmethod.seenAt
 	methods []methodState
@@ -34,21 +36,18 @@ type run struct {
 	// for the others.
 	side *runSide
 
-	// inline gives small flows their bookkeeping without more
-	// allocations.
-	inline struct {
-		methods [inlineMethods]methodState
-		seen    [inlineSeen]bool
-		trace   [inlineMethods]string
-	}
+	// spare is an Input for the next code handler; input is the run's
+	// own, so sequential handlers need no allocation.
+	spare atomic.Pointer[Input]
+	input Input
 }
 
-// inlineMethods and inlineSeen size the bookkeeping kept inside the run
-// struct; larger flows allocate theirs.
-const (
-	inlineMethods = 12
-	inlineSeen    = 16
-)
+// runOut is the part of a run that outlives it.
+type runOut struct {
+	res   Result
+	state State
+	mu    sync.Mutex
+}
 
 // runSide is the part of a run that journals, replays and human feedback
 // use.
@@ -108,41 +107,50 @@ func (e *Engine) restore(ctx context.Context, p *program, inputs map[string]any)
 
 func newRun(e *Engine, p *program, state map[string]any, id string) *run {
 	n := len(p.methods)
-	r := &run{p: p, e: e, mem: p.mem}
-	r.res.RunID = id
-	r.res.State = state
-	r.res.Outputs = make(map[string]any, n)
-	if n <= inlineMethods {
-		r.methods = r.inline.methods[:n]
-		r.res.Trace = r.inline.trace[:0]
-	} else {
-		r.methods = make([]methodState, n)
-		r.res.Trace = make([]string, 0, n)
+	out := &runOut{res: Result{RunID: id, State: state, Outputs: make(map[string]any, n), Trace: make([]string, 0, n)}}
+	out.state = State{mu: &out.mu, m: state}
+	r, _ := p.runs.Get().(*run)
+	if r == nil {
+		r = &run{methods: make([]methodState, n), seen: make([]bool, p.nSeen)}
 	}
-	if p.nSeen <= inlineSeen {
-		r.seen = r.inline.seen[:p.nSeen]
-	} else {
-		r.seen = make([]bool, p.nSeen)
-	}
-	r.stateHandle = State{mu: &r.mu, m: state}
+	r.p, r.e, r.mem = p, e, p.mem
+	r.res, r.mu, r.stateHandle = &out.res, &out.mu, &out.state
+	r.spare.Store(&r.input)
 	if p.side {
 		r.side = new(runSide)
 	}
 	return r
 }
 
+// release returns r to its program's pool once its run has finished and
+// nothing of it is in use.
+func (r *run) release() {
+	p := r.p
+	clear(r.methods)
+	clear(r.seen)
+	// Drop what the run referred to, field by field: clearing the whole
+	// struct would also rewrite the buffers kept for the next run.
+	r.p, r.e, r.res, r.mu, r.stateHandle = nil, nil, nil, nil, nil
+	r.failed, r.mem, r.events, r.side = nil, nil, nil, nil
+	r.spare.Store(nil)
+	p.runs.Put(r)
+}
+
 // start runs the flow from its start methods and reports the outcome.
 func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
+	defer r.release()
 	def := r.p.def
 	if sink != nil {
 		r.events = &eventLog{sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
 	}
+	debug := r.debug(ctx)
 	var start time.Time
-	if r.events != nil || r.debug(ctx) {
+	var root int64
+	if r.events != nil || debug {
 		start = time.Now()
+		root = r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
 	}
-	root := r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
-	if r.debug(ctx) {
+	if debug {
 		r.e.logger.DebugContext(ctx, "flow started", "flow", def.Name, "run", r.res.RunID)
 	}
 	err := r.kickoff(ctx, root)
@@ -156,10 +164,7 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 	res := r.result()
 	if errors.Is(err, errPaused) {
 		res.Pending = r.side.pending
-		r.events.emit(Event{Kind: FlowPaused, Parent: root, Duration: time.Since(start)})
-		if r.debug(ctx) {
-			r.e.logger.DebugContext(ctx, "flow paused", "flow", def.Name, "run", r.res.RunID, "method", r.side.pending.Method)
-		}
+		r.ended(ctx, Event{Kind: FlowPaused, Parent: root}, start, debug, "flow paused", "method", r.side.pending.Method)
 		return res, nil
 	}
 	home := r.p.flowStore
@@ -176,19 +181,39 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 		}
 	}
 	if err != nil {
-		r.events.emit(Event{Kind: FlowFailed, Parent: root, Err: err, Duration: time.Since(start)})
-		if r.debug(ctx) {
-			r.e.logger.DebugContext(ctx, "flow failed", "flow", def.Name, "run", r.res.RunID, "error", err)
-		}
+		r.ended(ctx, Event{Kind: FlowFailed, Parent: root, Err: err}, start, debug, "flow failed", "error", err)
 		return nil, err
 	}
-	if !def.Config.DeferTraceFinalization {
-		r.events.emit(Event{Kind: FlowFinished, Parent: root, Output: res.Output, Result: res, Duration: time.Since(start)})
+	if def.Config.DeferTraceFinalization {
+		// No flow_finished event: the host finalizes the trace.
+		r.ended(ctx, Event{}, start, debug, "flow finished", "", nil)
+		return res, nil
 	}
-	if r.debug(ctx) {
-		r.e.logger.DebugContext(ctx, "flow finished", "flow", def.Name, "run", r.res.RunID, "duration", time.Since(start))
-	}
+	r.ended(ctx, Event{Kind: FlowFinished, Parent: root, Output: res.Output, Result: res}, start, debug, "flow finished", "", nil)
 	return res, nil
+}
+
+// ended emits the run's last event (unless ev has no kind) and, when
+// debug logs are on, logs msg with the run's duration and key and value
+// (unless key is empty). Runs with neither events nor debug logs skip
+// it, and with it the clock.
+func (r *run) ended(ctx context.Context, ev Event, start time.Time, debug bool, msg, key string, value any) {
+	if r.events == nil && !debug {
+		return
+	}
+	if ev.Kind != "" {
+		ev.Duration = time.Since(start)
+		r.events.emit(ev)
+	}
+	if !debug {
+		return
+	}
+	d := time.Since(start)
+	if key == "" {
+		r.e.logger.DebugContext(ctx, msg, "flow", r.p.def.Name, "run", r.res.RunID, "duration", d)
+		return
+	}
+	r.e.logger.DebugContext(ctx, msg, "flow", r.p.def.Name, "run", r.res.RunID, key, value, "duration", d)
 }
 
 // methodState is the scheduler's record of one method in a run.
@@ -202,7 +227,7 @@ type methodState struct {
 // result hands the run's data over to the caller; every goroutine of the
 // run has returned by then, so nothing writes to it any more.
 func (r *run) result() *Result {
-	return &r.res
+	return r.res
 }
 
 // debug reports whether debug logs are wanted; callers check it before

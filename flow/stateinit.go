@@ -27,6 +27,7 @@ type stateInit struct {
 	// maxSizeHint), so new states are made big enough at once instead of
 	// growing as methods add keys.
 	size atomic.Int32
+	ids  *ids
 }
 
 const maxSizeHint = 256
@@ -41,8 +42,9 @@ func (st *stateInit) observe(n int) {
 	}
 }
 
-// index lists the default state for initial.
+// index lists the default state for initial and sets up its ids.
 func (st *stateInit) index() *stateInit {
+	st.ids = newIDs()
 	st.keys, st.vals = st.keys[:0], st.vals[:0]
 	for k, v := range st.dflt {
 		st.keys = append(st.keys, k)
@@ -148,7 +150,7 @@ func (st *stateInit) initial(stored, inputs map[string]any, logger *slog.Logger,
 		}
 	}
 	if !hasID {
-		id = newID()
+		id = st.ids.next()
 		state["id"] = id
 	}
 	if !rest || st.schema == nil {
@@ -161,13 +163,37 @@ func (st *stateInit) initial(stored, inputs map[string]any, logger *slog.Logger,
 	return coerced, id, nil
 }
 
-// newID returns a random UUID (version 4) as text. The bits come from
-// math/rand/v2's per-thread generator, which is seeded from the operating
-// system: ids are unique, not secret.
-func newID() string {
+// ids makes run ids: version 4 UUIDs whose bits come from mixing a
+// random seed with a counter (SplitMix64's finalizer, a bijection), so a
+// run costs no random draw. Ids are unique, not secret: within one source
+// the counter never repeats, and two sources (each seeded from the
+// operating system's entropy through math/rand/v2) collide no more often
+// than random UUIDs do.
+type ids struct {
+	hi, lo uint64
+	n      atomic.Uint64
+}
+
+func newIDs() *ids { return &ids{hi: rand.Uint64(), lo: rand.Uint64()} }
+
+// next returns a new id.
+func (s *ids) next() string {
+	const golden = 0x9e3779b97f4a7c15
+	n := s.n.Add(1) * golden
+	return formatUUID(mix64(s.hi+n), mix64(s.lo+n))
+}
+
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// formatUUID writes hi and lo as a version 4 UUID.
+func formatUUID(hi, lo uint64) string {
 	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
+	binary.BigEndian.PutUint64(b[:8], hi)
+	binary.BigEndian.PutUint64(b[8:], lo)
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
 	const digits = "0123456789abcdef"

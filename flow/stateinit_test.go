@@ -5,16 +5,20 @@ import (
 	"testing"
 )
 
-func TestNewIDIsUUIDv4(t *testing.T) {
+func TestIDsAreUUIDv4(t *testing.T) {
 	re := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	seen := map[string]bool{}
-	for range 1000 {
-		id := newID()
+	a, b := newIDs(), newIDs()
+	for i := range 2000 {
+		id := a.next()
+		if i%2 == 1 {
+			id = b.next()
+		}
 		if !re.MatchString(id) {
-			t.Fatalf("newID() = %q, not a version 4 UUID", id)
+			t.Fatalf("id %q, not a version 4 UUID", id)
 		}
 		if seen[id] {
-			t.Fatalf("newID() repeated %q", id)
+			t.Fatalf("id %q repeated", id)
 		}
 		seen[id] = true
 	}

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,38 +50,39 @@ func (w *workers) do(fn branch) {
 
 func (w *workers) work(fn branch) {
 	ch := make(chan branch)
-	// The timer is armed once, not reset after each branch, which would
-	// cost a timer update per branch. When it fires, a worker that ran a
-	// branch since the last firing re-arms it; an idle one exits, between
-	// one and two workerIdle periods after its last branch.
-	timer := time.NewTimer(workerIdle)
-	defer timer.Stop()
-	for {
+	// A worker blocks on its channel alone, the cheapest wait there is.
+	// Its idle timer fires every workerIdle: a worker that ran a branch
+	// since the last firing stays; an idle one is sent the zero branch,
+	// which tells it to exit, between one and two workerIdle periods
+	// after its last branch. A dispatcher that picks an exited worker's
+	// channel finds no receiver and tries the next.
+	var busy, exited atomic.Bool
+	var timer *time.Timer
+	timer = time.AfterFunc(workerIdle, func() {
+		if exited.Load() {
+			return
+		}
+		if !busy.Swap(false) {
+			select {
+			case ch <- branch{}:
+				return
+			default: // running a branch right now
+			}
+		}
+		timer.Reset(workerIdle)
+	})
+	defer func() {
+		exited.Store(true)
+		timer.Stop()
+	}()
+	for fn.b != nil {
 		fn.b.run(fn.k)
+		busy.Store(true)
 		select {
 		case w.idle <- ch:
 		default:
 			return // enough workers are waiting already
 		}
-		if !w.wait(ch, timer, &fn) {
-			return
-		}
-	}
-}
-
-// wait waits on ch for the next branch and reports whether one came.
-func (w *workers) wait(ch chan branch, timer *time.Timer, fn *branch) bool {
-	busy := true // a branch ran since the timer was armed or last fired
-	for {
-		select {
-		case *fn = <-ch:
-			return true
-		case <-timer.C:
-			if !busy {
-				return false
-			}
-			busy = false
-			timer.Reset(workerIdle)
-		}
+		fn = <-ch
 	}
 }
