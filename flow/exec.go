@@ -180,7 +180,6 @@ func (e *Engine) compileTool(a *Action) (execFn, error) {
 	}, nil
 }
 
-
 // errEachNotList and errIfNotBool carry CrewAI's messages.
 var (
 	errEachNotList = errors.New("each.in must evaluate to an array")
