@@ -73,19 +73,62 @@ type cmethod struct {
 	// persist is set when snapshots are saved after this method.
 	persist *persistence
 	// onRouters and onPlain are the listeners of this method's completion.
-	onRouters, onPlain []int
+	onRouters, onPlain *targets
 	// emitOn holds the listeners of each declared outcome (nil when an
 	// outcome has none).
 	emitOn []*listeners
 	// simple marks a plain listener of one event that needs no bookkeeping
 	// when it fires: its condition is that single event.
 	simple bool
+	// flat tells how the condition is met without walking it: by all of
+	// its leaves (a single event or an and of events), by any (an or of
+	// events), or neither (nested conditions).
+	flat flatness
+}
+
+type flatness uint8
+
+const (
+	nested flatness = iota
+	flatAll
+	flatAny
+)
+
+// targets are the listeners one event may trigger, in definition order,
+// with the leaves of each listener's condition that the event marks.
+type targets struct {
+	idx    []int
+	leaves [][]int
+	// simple is set when every listener is simple: the event triggers
+	// them all and there is nothing to record.
+	simple bool
+}
+
+func (t *targets) len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.idx)
+}
+
+// newTargets lists the listeners idx of event.
+func (p *program) newTargets(event string, idx []int) *targets {
+	if len(idx) == 0 {
+		return nil
+	}
+	t := &targets{idx: idx, leaves: make([][]int, len(idx)), simple: !p.anyOr}
+	for k, i := range idx {
+		cm := p.methods[i]
+		t.leaves[k] = cm.cond.leavesOf(event, nil)
+		t.simple = t.simple && cm.simple
+	}
+	return t
 }
 
 // listeners are the methods an event may trigger: routers, plain
 // listeners and conditional starts.
 type listeners struct {
-	routers, plain, condRuns []int
+	routers, plain, condRuns *targets
 }
 
 // listenersOf returns the listeners of event, nil when it has none.
@@ -103,13 +146,18 @@ func (p *program) index() {
 		return ls
 	}
 	for ev, ids := range p.routers {
-		get(ev).routers = ids
+		get(ev).routers = p.newTargets(ev, ids)
 	}
 	for ev, ids := range p.plain {
-		get(ev).plain = ids
+		get(ev).plain = p.newTargets(ev, ids)
 	}
 	for ev, ids := range p.condRuns {
-		get(ev).condRuns = ids
+		get(ev).condRuns = p.newTargets(ev, ids)
+	}
+	for _, cm := range p.methods {
+		if ls := p.on[cm.name]; ls != nil {
+			cm.onRouters, cm.onPlain = ls.routers, ls.plain
+		}
 	}
 	for _, cm := range p.methods {
 		for _, ev := range cm.emit {
@@ -159,22 +207,34 @@ func (c *ccond) met(seen []bool) bool {
 	return false
 }
 
-// mark records event in seen and reports whether the condition uses it.
-func (c *ccond) mark(event string, seen []bool) bool {
+// leavesOf appends to out the leaves that event marks.
+func (c *ccond) leavesOf(event string, out []int) []int {
 	if c.op == "" {
 		if c.event == event {
-			seen[c.leaf] = true
-			return true
+			out = append(out, c.leaf)
 		}
-		return false
+		return out
 	}
-	used := false
 	for _, it := range c.items {
-		if it.mark(event, seen) {
-			used = true
+		out = it.leavesOf(event, out)
+	}
+	return out
+}
+
+// flatness tells how c can be checked by counting leaves.
+func (c *ccond) flatness() flatness {
+	if c.op == "" {
+		return flatAll
+	}
+	for _, it := range c.items {
+		if it.op != "" {
+			return nested
 		}
 	}
-	return used
+	if c.op == "and" {
+		return flatAll
+	}
+	return flatAny
 }
 
 func (e *Engine) compile(def *Definition) (*program, error) {
@@ -249,8 +309,10 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 		}
 	}
 	for _, cm := range p.methods {
-		cm.onRouters, cm.onPlain = p.routers[cm.name], p.plain[cm.name]
 		cm.simple = !cm.start && !cm.router && cm.cond != nil && cm.cond.op == ""
+		if cm.cond != nil {
+			cm.flat = cm.cond.flatness()
+		}
 		p.anyOr = p.anyOr || cm.orMulti
 	}
 	p.findRacers()

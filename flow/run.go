@@ -222,6 +222,7 @@ type methodState struct {
 	invocations atomic.Int32
 	fired       bool // an or-listener that fired this cycle
 	completed   bool
+	seen        int32 // leaves of its condition seen this cycle
 }
 
 // result hands the run's data over to the caller; every goroutine of the

@@ -25,8 +25,8 @@ func (r *run) runStart(ctx context.Context, i int, parent int64) error {
 	if err != nil {
 		return err
 	}
-	if len(cm.onRouters) == 0 && !d.emitted && len(cm.onPlain) == 1 {
-		next := r.triggered(cm.name, cm.onPlain, false)
+	if cm.onRouters == nil && !d.emitted && cm.onPlain.len() == 1 {
+		next := r.triggered(cm.onPlain, false)
 		if len(next) == 0 {
 			return nil
 		}
@@ -137,7 +137,7 @@ type trigger struct {
 // The event is from's completion, or, when from is nil, an outcome whose
 // listeners are on.
 func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listeners, payload any, parent int64) error {
-	if from != nil && len(from.onRouters) == 0 {
+	if from != nil && from.onRouters == nil {
 		// No router reacts to this completion: only its plain listeners.
 		return r.firePlain(ctx, trigger{event: event, from: from, payload: payload}, parent)
 	}
@@ -145,14 +145,14 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 	triggers := append(buf[:0], trigger{event: event, from: from, on: on, payload: payload, outcome: from == nil})
 	cur, curOn, curPayload := event, on, payload
 	for cur != "" {
-		var cands []int
+		var cands *targets
 		switch {
 		case from != nil && cur == from.name:
 			cands = from.onRouters
 		case curOn != nil:
 			cands = curOn.routers
 		}
-		routers := r.triggered(cur, cands, false)
+		routers := r.triggered(cands, false)
 		if len(routers) == 0 {
 			break
 		}
@@ -182,7 +182,7 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 		if !t.outcome || t.on == nil {
 			continue
 		}
-		for _, i := range r.triggered(t.event, t.on.condRuns, false) {
+		for _, i := range r.triggered(t.on.condRuns, false) {
 			cm := r.p.methods[i]
 			d, err := r.execute(ctx, cm, nil, parent, nil)
 			if err != nil {
@@ -198,14 +198,14 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 
 // firePlain runs the plain listeners one trigger satisfies.
 func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
-	var cands []int
+	var cands *targets
 	switch {
 	case t.from != nil:
 		cands = t.from.onPlain
 	case t.on != nil:
 		cands = t.on.plain
 	}
-	ls := r.triggered(t.event, cands, t.outcome)
+	ls := r.triggered(cands, t.outcome)
 	switch len(ls) {
 	case 0:
 		return nil
@@ -243,8 +243,8 @@ func (r *run) runListener(ctx context.Context, i int, payload any, parent int64,
 		rc = nil
 		// A chain step whose only reaction is one plain listener runs the
 		// next method here rather than one call deeper.
-		if len(cm.onRouters) == 0 && !d.emitted && len(cm.onPlain) == 1 {
-			next := r.triggered(cm.name, cm.onPlain, false)
+		if cm.onRouters == nil && !d.emitted && cm.onPlain.len() == 1 {
+			next := r.triggered(cm.onPlain, false)
 			if len(next) == 0 {
 				return nil
 			}
@@ -267,21 +267,21 @@ func (r *run) after(ctx context.Context, cm *cmethod, d done, parent int64) erro
 	return r.fire(ctx, d.event, nil, d.on, r.outcomePayload(d.out), parent)
 }
 
-// triggered checks event against the listeners in cands and returns, in
+// triggered marks an event for the listeners in t and returns, in
 // definition order, those whose condition it completes.
-func (r *run) triggered(event string, cands []int, rearm bool) []int {
-	if len(cands) == 0 {
+func (r *run) triggered(t *targets, rearm bool) []int {
+	if t == nil {
 		return nil
 	}
-	if len(cands) == 1 && !r.p.anyOr && r.p.methods[cands[0]].simple {
-		// A listener of exactly this event, and no fired marks to keep:
-		// nothing to record.
-		return cands
+	if t.simple {
+		// Listeners of exactly this event, and no fired marks to keep:
+		// they all run and there is nothing to record.
+		return t.idx
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []int
-	for k, i := range cands {
+	for k, i := range t.idx {
 		cm := r.p.methods[i]
 		ms := &r.methods[i]
 		if cm.orMulti {
@@ -292,12 +292,9 @@ func (r *run) triggered(event string, cands []int, rearm bool) []int {
 				continue
 			}
 		}
-		seen := r.seen[cm.seenAt : cm.seenAt+cm.nLeaves]
-		cm.cond.mark(event, seen)
-		if !cm.cond.met(seen) {
+		if !r.mark(cm, ms, t.leaves[k]) {
 			continue
 		}
-		clear(seen)
 		if ms.completed && !cm.start {
 			// A re-run of a completed listener starts a new cycle.
 			for j := range r.methods {
@@ -307,13 +304,40 @@ func (r *run) triggered(event string, cands []int, rearm bool) []int {
 		if cm.orMulti {
 			ms.fired = true
 		}
-		if len(cands) == 1 || out == nil && k == len(cands)-1 {
+		if len(t.idx) == 1 || out == nil && k == len(t.idx)-1 {
 			// The common single-listener case shares the index's slice.
-			return cands[k : k+1]
+			return t.idx[k : k+1]
 		}
 		out = append(out, i)
 	}
 	return out
+}
+
+// mark records leaves of cm's condition as seen and reports whether the
+// condition is met, clearing them for the next cycle when it is. r.mu
+// must be held.
+func (r *run) mark(cm *cmethod, ms *methodState, leaves []int) bool {
+	seen := r.seen[cm.seenAt : cm.seenAt+cm.nLeaves]
+	for _, l := range leaves {
+		if !seen[l] {
+			seen[l] = true
+			ms.seen++
+		}
+	}
+	var met bool
+	switch cm.flat {
+	case flatAll:
+		met = int(ms.seen) == cm.nLeaves
+	case flatAny:
+		met = ms.seen > 0
+	default:
+		met = cm.cond.met(seen)
+	}
+	if met {
+		clear(seen)
+		ms.seen = 0
+	}
+	return met
 }
 
 // outcome turns a router's result into an event. Outcomes are trimmed and,
