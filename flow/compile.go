@@ -35,6 +35,8 @@ type program struct {
 	journal bool
 	// side is set when runs need their runSide: they journal or save.
 	side bool
+	// racing is set when some or-listener has alternatives that race.
+	racing bool
 	// runs recycles the scheduler state of finished runs.
 	runs sync.Pool
 	// mem is the flow's memory, nil when memory is off.
@@ -361,6 +363,7 @@ func (p *program) findRacers() {
 				cm.racers[alt] = true
 			}
 		}
+		p.racing = p.racing || len(cm.racers) >= 2
 	}
 }
 

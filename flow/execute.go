@@ -235,6 +235,9 @@ type race struct {
 
 // races groups the methods of a batch that race for the same or-listener.
 func (r *run) races(batch []int) map[int]*race {
+	if !r.p.racing {
+		return nil
+	}
 	var out map[int]*race
 	for _, cm := range r.p.methods {
 		if len(cm.racers) < 2 {

@@ -14,9 +14,7 @@ func (r *run) kickoff(ctx context.Context, parent int64) error {
 	if len(starts) == 1 {
 		return r.runStart(ctx, starts[0], parent)
 	}
-	return r.parallel(ctx, starts, func(ctx context.Context, i int) error {
-		return r.runStart(ctx, i, parent)
-	})
+	return r.parallel(ctx, &batch{idx: starts, starts: true, parent: parent})
 }
 
 func (r *run) runStart(ctx context.Context, i int, parent int64) error {
@@ -50,38 +48,44 @@ func (r *run) outcomePayload(out any) any {
 	return out
 }
 
-// parallel runs fn for each method index concurrently and returns the
-// first error; a failure cancels the others through their context. The
-// last one runs on the calling goroutine.
-func (r *run) parallel(ctx context.Context, idx []int, fn func(context.Context, int) error) error {
-	b := &batch{r: r, idx: idx, fn: fn}
+// parallel runs the methods of b concurrently and returns the first
+// error; a failure cancels the others through their context. The last one
+// runs on the calling goroutine.
+func (r *run) parallel(ctx context.Context, b *batch) error {
+	b.r = r
 	b.ctx, b.cancel = context.WithCancelCause(ctx)
 	defer b.cancel(nil)
-	if len(idx) <= len(b.errBuf) {
-		b.errs = b.errBuf[:len(idx)]
+	n := len(b.idx)
+	if n <= len(b.errBuf) {
+		b.errs = b.errBuf[:n]
 	} else {
-		b.errs = make([]error, len(idx))
+		b.errs = make([]error, n)
 	}
-	last := len(idx) - 1
-	b.wg.Add(last)
-	for k := range last {
+	b.wg.Add(n - 1)
+	for k := range n - 1 {
 		r.e.workers.do(branch{b, k})
 	}
-	b.run(last)
+	b.run(n - 1)
 	b.wg.Wait()
 	return r.firstError(b.errs)
 }
 
-// batch is a set of methods that run concurrently.
+// batch is a set of methods that run concurrently: start methods, or the
+// listeners of one event.
 type batch struct {
 	r      *run
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	idx    []int
-	fn     func(context.Context, int) error
-	wg     sync.WaitGroup
-	errs   []error
-	errBuf [8]error
+	starts bool
+	// payload and parent are the listeners' trigger and parent event;
+	// races holds the races of or-siblings among them.
+	payload any
+	parent  int64
+	races   map[int]*race
+	wg      sync.WaitGroup
+	errs    []error
+	errBuf  [8]error
 }
 
 // run runs the k-th method of the batch. All but the last (which runs on
@@ -90,7 +94,14 @@ func (b *batch) run(k int) {
 	if k < len(b.idx)-1 {
 		defer b.wg.Done()
 	}
-	if err := b.fn(b.ctx, b.idx[k]); err != nil {
+	i := b.idx[k]
+	var err error
+	if b.starts {
+		err = b.r.runStart(b.ctx, i, b.parent)
+	} else {
+		err = b.r.branch(b.ctx, i, b.payload, b.parent, b.races[i])
+	}
+	if err != nil {
 		b.errs[k] = err
 		b.r.fail(err)
 		b.cancel(err)
@@ -212,22 +223,23 @@ func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
 	case 1:
 		return r.runListener(ctx, ls[0], t.payload, parent, nil)
 	}
-	races := r.races(ls)
-	return r.parallel(ctx, ls, func(ctx context.Context, i int) error {
-		rc := races[i]
-		if rc != nil {
-			ctx = rc.join(ctx, i)
+	return r.parallel(ctx, &batch{idx: ls, payload: t.payload, parent: parent, races: r.races(ls)})
+}
+
+// branch runs listener i of a concurrent batch, racing its or-siblings
+// when rc is set.
+func (r *run) branch(ctx context.Context, i int, payload any, parent int64, rc *race) error {
+	if rc == nil {
+		return r.runListener(ctx, i, payload, parent, nil)
+	}
+	ctx = rc.join(ctx, i)
+	if err := r.runListener(ctx, i, payload, parent, rc); err != nil {
+		// A racer's failure is not the run's: the next one may win.
+		if r.debug(ctx) {
+			r.e.logger.DebugContext(ctx, "racing method failed", "method", r.p.methods[i].name, "error", err)
 		}
-		err := r.runListener(ctx, i, t.payload, parent, rc)
-		if rc != nil && err != nil {
-			// A racer's failure is not the run's: the next one may win.
-			if r.debug(ctx) {
-				r.e.logger.DebugContext(ctx, "racing method failed", "method", r.p.methods[i].name, "error", err)
-			}
-			return nil
-		}
-		return err
-	})
+	}
+	return nil
 }
 
 func (r *run) runListener(ctx context.Context, i int, payload any, parent int64, rc *race) error {

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -191,20 +190,20 @@ func mix64(z uint64) uint64 {
 
 // formatUUID writes hi and lo as a version 4 UUID.
 func formatUUID(hi, lo uint64) string {
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], hi)
-	binary.BigEndian.PutUint64(b[8:], lo)
-	b[6] = b[6]&0x0f | 0x40 // version 4
-	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
+	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
+	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 9562 variant
 	const digits = "0123456789abcdef"
 	var out [36]byte
-	for i, c := range b {
-		at := uuidAt[i]
-		out[at], out[at+1] = digits[c>>4], digits[c&0xf]
+	for i := range 16 {
+		out[uuidAt[i]] = digits[hi>>60]
+		out[uuidAt[16+i]] = digits[lo>>60]
+		hi <<= 4
+		lo <<= 4
 	}
 	out[8], out[13], out[18], out[23] = '-', '-', '-', '-'
 	return string(out[:])
 }
 
-// uuidAt is where the text of each byte of a UUID starts.
-var uuidAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+// uuidAt is where each hex digit of a UUID goes.
+var uuidAt = [32]uint8{0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17,
+	19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35}

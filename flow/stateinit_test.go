@@ -23,3 +23,10 @@ func TestIDsAreUUIDv4(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+func TestFormatUUIDLayout(t *testing.T) {
+	got := formatUUID(0x0123456789abcdef, 0xfedcba9876543210)
+	if want := "01234567-89ab-4def-bedc-ba9876543210"; got != want {
+		t.Fatalf("formatUUID = %s, want %s", got, want)
+	}
+}
