@@ -101,6 +101,27 @@ methods:
 	assert.True(t, cancelled.Load(), "the running sibling saw its context cancelled")
 }
 
+func TestPanickingHandlerFailsItsMethod(t *testing.T) {
+	eng := flow.NewEngine(flow.WithCode("t:panic", func(context.Context, *flow.Input) (any, error) {
+		panic("bad index")
+	}))
+	def := mustParse(t, `
+schema: crewai.flow/v1
+name: Panics
+methods:
+  begin: {start: true, do: {call: expression, expr: "1"}}
+  left: {listen: begin, do: {call: expression, expr: "2"}}
+  right: {listen: begin, do: {ref: "t:panic"}}
+`)
+	for range 3 { // the run's recycled state must be clean afterwards
+		_, err := eng.Run(context.Background(), def, nil)
+		var me *flow.MethodError
+		require.ErrorAs(t, err, &me)
+		assert.Equal(t, "right", me.Method)
+		assert.Contains(t, err.Error(), "code handler panicked: bad index")
+	}
+}
+
 func TestContextCancellationStopsRun(t *testing.T) {
 	started := make(chan struct{})
 	eng := flow.NewEngine(flow.WithCode("t:wait", func(ctx context.Context, _ *flow.Input) (any, error) {

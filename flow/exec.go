@@ -130,7 +130,7 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 			}
 			in.Args, _ = args.(map[string]any)
 		}
-		out, err := h(ctx, in)
+		out, err := callHandler(ctx, h, in)
 		*in = Input{}
 		r.spare.Store(in)
 		return out, err
@@ -178,6 +178,18 @@ func (e *Engine) compileTool(a *Action) (execFn, error) {
 		}
 		return t.Call(ctx, raw)
 	}, nil
+}
+
+// callHandler calls h, turning a panic into an error so that one bad
+// handler fails its method instead of the process (a panic on a branch's
+// goroutine could not be recovered by the caller of Run).
+func callHandler(ctx context.Context, h Handler, in *Input) (out any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("code handler panicked: %v", p)
+		}
+	}()
+	return h(ctx, in)
 }
 
 // errEachNotList and errIfNotBool carry CrewAI's messages.

@@ -137,8 +137,15 @@ func (r *run) release() {
 }
 
 // start runs the flow from its start methods and reports the outcome.
+// The run goes back to the pool only when it returns normally: after a
+// panic some of its goroutines may still use it.
 func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
-	defer r.release()
+	res, err := r.drive(ctx, inputs, sink)
+	r.release()
+	return res, err
+}
+
+func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
 	def := r.p.def
 	if sink != nil {
 		r.events = &eventLog{sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
