@@ -22,7 +22,10 @@ type program struct {
 	condRuns map[string][]int // conditional starts by event
 	// on holds the three lists above by event, for events that have
 	// listeners.
-	on       map[string]*listeners
+	on map[string]*listeners
+	// routes holds an emitted event with its listeners, for every event
+	// that has listeners or is declared in some emit.
+	routes   map[string]*route
 	maxCalls int
 	state    *stateInit
 	nSeen    int // leaves of all conditions
@@ -76,12 +79,14 @@ type cmethod struct {
 	persist *persistence
 	// onRouters and onPlain are the listeners of this method's completion.
 	onRouters, onPlain *targets
-	// emitOn holds the listeners of each declared outcome (nil when an
-	// outcome has none).
-	emitOn []*listeners
+	// routes holds each declared outcome with its listeners.
+	routes []*route
 	// simple marks a plain listener of one event that needs no bookkeeping
 	// when it fires: its condition is that single event.
 	simple bool
+	// direct is set when the action runs as it is: no human feedback and
+	// no interceptors to go through.
+	direct bool
 	// flat tells how the condition is met without walking it: by all of
 	// its leaves (a single event or an and of events), by any (an or of
 	// events), or neither (nested conditions).
@@ -133,10 +138,8 @@ type listeners struct {
 	routers, plain, condRuns *targets
 }
 
-// listenersOf returns the listeners of event, nil when it has none.
-func (p *program) listenersOf(event string) *listeners { return p.on[event] }
-
-// index fills p.on and each router's emitOn from the event maps.
+// index fills p.on, p.routes and each router's routes from the event
+// maps.
 func (p *program) index() {
 	p.on = map[string]*listeners{}
 	get := func(ev string) *listeners {
@@ -161,9 +164,18 @@ func (p *program) index() {
 			cm.onRouters, cm.onPlain = ls.routers, ls.plain
 		}
 	}
+	p.routes = map[string]*route{}
+	for ev, ls := range p.on {
+		p.routes[ev] = &route{event: ev, on: ls}
+	}
 	for _, cm := range p.methods {
 		for _, ev := range cm.emit {
-			cm.emitOn = append(cm.emitOn, p.on[ev])
+			rt := p.routes[ev]
+			if rt == nil {
+				rt = &route{event: ev}
+				p.routes[ev] = rt
+			}
+			cm.routes = append(cm.routes, rt)
 		}
 	}
 }
@@ -312,6 +324,7 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 	}
 	for _, cm := range p.methods {
 		cm.simple = !cm.start && !cm.router && cm.cond != nil && cm.cond.op == ""
+		cm.direct = cm.m.HumanFeedback == nil && len(e.intercept) == 0
 		if cm.cond != nil {
 			cm.flat = cm.cond.flatness()
 		}

@@ -117,7 +117,7 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, r *run, sc *scope, trigger any) (any, error) {
+	return func(ctx context.Context, r *run, sc *scope, trigger any) (out any, err error) {
 		in := r.spare.Swap(nil)
 		if in == nil {
 			in = new(Input)
@@ -130,7 +130,8 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 			}
 			in.Args, _ = args.(map[string]any)
 		}
-		out, err := callHandler(ctx, h, in)
+		defer handlerPanic(&out, &err)
+		out, err = h(ctx, in)
 		*in = Input{}
 		r.spare.Store(in)
 		return out, err
@@ -180,16 +181,14 @@ func (e *Engine) compileTool(a *Action) (execFn, error) {
 	}, nil
 }
 
-// callHandler calls h, turning a panic into an error so that one bad
-// handler fails its method instead of the process (a panic on a branch's
-// goroutine could not be recovered by the caller of Run).
-func callHandler(ctx context.Context, h Handler, in *Input) (out any, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = nil, fmt.Errorf("code handler panicked: %v", p)
-		}
-	}()
-	return h(ctx, in)
+// handlerPanic, deferred around a code handler, turns its panic into an
+// error so that one bad handler fails its method instead of the process
+// (a panic on a branch's goroutine could not be recovered by the caller
+// of Run).
+func handlerPanic(out *any, err *error) {
+	if p := recover(); p != nil {
+		*out, *err = nil, fmt.Errorf("code handler panicked: %v", p)
+	}
 }
 
 // errEachNotList and errIfNotBool carry CrewAI's messages.

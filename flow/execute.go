@@ -18,15 +18,30 @@ var errPaused = errors.New("flow: paused for human feedback")
 // done is what a completed method produced: its output, and for routers
 // the event it emits.
 type done struct {
-	out     any
-	event   string
-	emitted bool
-	on      *listeners // the event's listeners, nil when it has none
+	out   any
+	route *route // the event a router emitted, nil for other methods
+}
+
+// event returns the emitted event, "" when there is none.
+func (d done) event() string {
+	if d.route == nil {
+		return ""
+	}
+	return d.route.event
+}
+
+// route is an event a router emits, with its listeners.
+type route struct {
+	event string
+	on    *listeners // nil when the event has none
 }
 
 // routed is the result of a router that emitted event.
 func (r *run) routed(out any, event string) done {
-	return done{out: out, event: event, emitted: true, on: r.p.listenersOf(event)}
+	if rt := r.p.routes[event]; rt != nil {
+		return done{out: out, route: rt}
+	}
+	return done{out: out, route: &route{event: event}}
 }
 
 // execute runs one method: the call limit, the action (or its recorded
@@ -57,7 +72,16 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 		started = time.Now()
 		ev = r.methodEvent(MethodStarted, cm, parent, nil, nil, started)
 	}
-	d, err := r.act(ctx, cm, trigger)
+	var d done
+	var err error
+	if cm.direct {
+		d.out, err = cm.run(ctx, r, cm.scope, trigger)
+		if err == nil && cm.router {
+			d, err = r.outcome(cm, d.out)
+		}
+	} else {
+		d, err = r.act(ctx, cm, trigger)
+	}
 	if err != nil {
 		return done{}, r.methodFailed(ctx, cm, err, ev, started, rc)
 	}
@@ -210,7 +234,7 @@ func (r *run) record(ctx context.Context, cm *cmethod, d done, rc *race, replaye
 	r.res.Output = d.out
 	r.methods[cm.idx].completed = true
 	if r.journaling() {
-		r.side.journal = append(r.side.journal, JournalEntry{Method: cm.name, Output: norm, Outcome: d.event})
+		r.side.journal = append(r.side.journal, JournalEntry{Method: cm.name, Output: norm, Outcome: d.event()})
 	}
 	r.res.Outputs[cm.name] = norm
 	r.mu.Unlock()

@@ -23,7 +23,7 @@ func (r *run) runStart(ctx context.Context, i int, parent int64) error {
 	if err != nil {
 		return err
 	}
-	if cm.onRouters == nil && !d.emitted && cm.onPlain.len() == 1 {
+	if cm.onRouters == nil && d.route == nil && cm.onPlain.len() == 1 {
 		next := r.triggered(cm.onPlain, false)
 		if len(next) == 0 {
 			return nil
@@ -178,10 +178,10 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 				return err
 			}
 			next, curOn = "", nil
-			if d.emitted {
+			if rt := d.route; rt != nil {
 				payload := r.outcomePayload(d.out)
-				triggers = append(triggers, trigger{event: d.event, on: d.on, payload: payload, outcome: true})
-				next, curOn, curPayload = d.event, d.on, payload
+				triggers = append(triggers, trigger{event: rt.event, on: rt.on, payload: payload, outcome: true})
+				next, curOn, curPayload = rt.event, rt.on, payload
 			}
 		}
 		cur = next
@@ -255,7 +255,7 @@ func (r *run) runListener(ctx context.Context, i int, payload any, parent int64,
 		rc = nil
 		// A chain step whose only reaction is one plain listener runs the
 		// next method here rather than one call deeper.
-		if cm.onRouters == nil && !d.emitted && cm.onPlain.len() == 1 {
+		if cm.onRouters == nil && d.route == nil && cm.onPlain.len() == 1 {
 			next := r.triggered(cm.onPlain, false)
 			if len(next) == 0 {
 				return nil
@@ -273,10 +273,10 @@ func (r *run) after(ctx context.Context, cm *cmethod, d done, parent int64) erro
 	if err := r.fire(ctx, cm.name, cm, nil, d.out, parent); err != nil {
 		return err
 	}
-	if !d.emitted {
+	if d.route == nil {
 		return nil
 	}
-	return r.fire(ctx, d.event, nil, d.on, r.outcomePayload(d.out), parent)
+	return r.fire(ctx, d.route.event, nil, d.route.on, r.outcomePayload(d.out), parent)
 }
 
 // triggered marks an event for the listeners in t and returns, in
@@ -365,12 +365,12 @@ func (r *run) outcome(cm *cmethod, out any) (done, error) {
 	}
 	for i, e := range cm.emit {
 		if e == ev {
-			return done{out: out, event: e, emitted: true, on: cm.emitOn[i]}, nil
+			return done{out: out, route: cm.routes[i]}, nil
 		}
 	}
 	for i, e := range cm.emit {
 		if strings.EqualFold(e, ev) {
-			return done{out: out, event: e, emitted: true, on: cm.emitOn[i]}, nil
+			return done{out: out, route: cm.routes[i]}, nil
 		}
 	}
 	err := &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: fmt.Errorf("router %q returned %q, which is not one of its emit values %v", cm.name, ev, cm.emit)}
