@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -192,18 +193,33 @@ func mix64(z uint64) uint64 {
 func formatUUID(hi, lo uint64) string {
 	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
 	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 9562 variant
-	const digits = "0123456789abcdef"
+	var text [32]byte
+	binary.BigEndian.PutUint64(text[0:], hex8(uint32(hi>>32)))
+	binary.BigEndian.PutUint64(text[8:], hex8(uint32(hi)))
+	binary.BigEndian.PutUint64(text[16:], hex8(uint32(lo>>32)))
+	binary.BigEndian.PutUint64(text[24:], hex8(uint32(lo)))
 	var out [36]byte
-	for i := range 16 {
-		out[uuidAt[i]] = digits[hi>>60]
-		out[uuidAt[16+i]] = digits[lo>>60]
-		hi <<= 4
-		lo <<= 4
-	}
-	out[8], out[13], out[18], out[23] = '-', '-', '-', '-'
+	copy(out[0:8], text[0:8])
+	out[8] = '-'
+	copy(out[9:13], text[8:12])
+	out[13] = '-'
+	copy(out[14:18], text[12:16])
+	out[18] = '-'
+	copy(out[19:23], text[16:20])
+	out[23] = '-'
+	copy(out[24:36], text[20:32])
 	return string(out[:])
 }
 
-// uuidAt is where each hex digit of a UUID goes.
-var uuidAt = [32]uint8{0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17,
-	19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35}
+// hex8 returns the eight lower-case hex digits of v as the bytes of a
+// uint64, first digit in the top byte: each nibble is spread into its own
+// byte, then turned into '0'-'9' or 'a'-'f' for all eight bytes at once.
+func hex8(v uint32) uint64 {
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f
+	// Each byte now holds one nibble, v's first digit in the top byte.
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101 // 1 where the nibble is 10-15
+	return x + 0x3030303030303030 + letters*0x27
+}
