@@ -12,77 +12,74 @@ import (
 // instead of starting one per branch. Idle workers exit on their own.
 type workers struct {
 	once sync.Once
-	idle chan chan branch
+	// jobs is unbuffered: a branch handed to it goes straight to a
+	// worker waiting on it.
+	jobs chan branch
+	idle atomic.Int32 // workers waiting on jobs
+	// idleFor is how long an unused worker lives on; 0 means workerIdle.
+	idleFor time.Duration
 }
 
 // branch is one concurrent branch of a batch: the k-th of its methods.
+// The zero branch tells a worker to exit.
 type branch struct {
 	b *batch
 	k int
 }
 
 // idleWorkers bounds how many finished workers wait for work, and
-// workerIdle how long each waits.
+// workerIdle how long an unused worker lives on.
 const (
 	idleWorkers = 256
 	workerIdle  = 10 * time.Second
 )
 
-// do runs fn on an idle worker, or on a new one when none is waiting.
-func (w *workers) do(fn branch) {
-	w.once.Do(func() { w.idle = make(chan chan branch, idleWorkers) })
-	for {
-		select {
-		case ch := <-w.idle:
-			select {
-			case ch <- fn:
-				return
-			default:
-				// That worker gave up waiting; try the next one.
-				continue
-			}
-		default:
-		}
-		go w.work(fn)
-		return
+// do runs br on an idle worker, or on a new one when none is waiting.
+func (w *workers) do(br branch) {
+	w.once.Do(func() { w.jobs = make(chan branch) })
+	select {
+	case w.jobs <- br:
+	default:
+		go w.work(br)
 	}
 }
 
-func (w *workers) work(fn branch) {
-	ch := make(chan branch)
-	// A worker blocks on its channel alone, the cheapest wait there is.
-	// Its idle timer fires every workerIdle: a worker that ran a branch
-	// since the last firing stays; an idle one is sent the zero branch,
-	// which tells it to exit, between one and two workerIdle periods
-	// after its last branch. A dispatcher that picks an exited worker's
-	// channel finds no receiver and tries the next.
+// work runs br, then waits for more branches while fewer than idleWorkers
+// others wait. Each worker has a timer that fires every workerIdle; when
+// its worker ran no branch since the last firing, it retires one waiting
+// worker (any of them: they are alike) with the zero branch. A worker that
+// exits stops its timer, so an unused engine is left with no workers.
+func (w *workers) work(br branch) {
+	period := w.idleFor
+	if period == 0 {
+		period = workerIdle
+	}
 	var busy, exited atomic.Bool
 	var timer *time.Timer
-	timer = time.AfterFunc(workerIdle, func() {
+	timer = time.AfterFunc(period, func() {
 		if exited.Load() {
 			return
 		}
 		if !busy.Swap(false) {
 			select {
-			case ch <- branch{}:
-				return
-			default: // running a branch right now
+			case w.jobs <- branch{}:
+			default: // nobody is waiting
 			}
 		}
-		timer.Reset(workerIdle)
+		timer.Reset(period)
 	})
 	defer func() {
 		exited.Store(true)
 		timer.Stop()
 	}()
-	for fn.b != nil {
-		fn.b.run(fn.k)
+	for br.b != nil {
+		br.b.run(br.k)
 		busy.Store(true)
-		select {
-		case w.idle <- ch:
-		default:
+		if w.idle.Add(1) > idleWorkers {
+			w.idle.Add(-1)
 			return // enough workers are waiting already
 		}
-		fn = <-ch
+		br = <-w.jobs
+		w.idle.Add(-1)
 	}
 }
