@@ -40,6 +40,10 @@ type run struct {
 	// own, so sequential handlers need no allocation.
 	spare atomic.Pointer[Input]
 	input Input
+	// batch serves the run's first concurrent batch at a time; batchBusy
+	// is set while it does.
+	batch     batch
+	batchBusy atomic.Bool
 }
 
 // runOut is the part of a run that outlives it.

@@ -14,7 +14,9 @@ func (r *run) kickoff(ctx context.Context, parent int64) error {
 	if len(starts) == 1 {
 		return r.runStart(ctx, starts[0], parent)
 	}
-	return r.parallel(ctx, &batch{idx: starts, starts: true, parent: parent})
+	b := r.takeBatch()
+	b.idx, b.starts, b.parent = starts, true, parent
+	return r.parallel(ctx, b)
 }
 
 func (r *run) runStart(ctx context.Context, i int, parent int64) error {
@@ -54,7 +56,6 @@ func (r *run) outcomePayload(out any) any {
 func (r *run) parallel(ctx context.Context, b *batch) error {
 	b.r = r
 	b.ctx, b.cancel = context.WithCancelCause(ctx)
-	defer b.cancel(nil)
 	n := len(b.idx)
 	if n <= len(b.errBuf) {
 		b.errs = b.errBuf[:n]
@@ -67,7 +68,31 @@ func (r *run) parallel(ctx context.Context, b *batch) error {
 	}
 	b.run(n - 1)
 	b.wg.Wait()
-	return r.firstError(b.errs)
+	err := r.firstError(b.errs)
+	b.cancel(nil)
+	r.putBatch(b)
+	return err
+}
+
+// takeBatch returns the run's own batch when no other batch uses it, else
+// a new one.
+func (r *run) takeBatch() *batch {
+	if r.batchBusy.CompareAndSwap(false, true) {
+		return &r.batch
+	}
+	return new(batch)
+}
+
+// putBatch clears b once all its methods have returned; the run's own
+// batch becomes free again.
+func (r *run) putBatch(b *batch) {
+	if b != &r.batch {
+		return
+	}
+	b.r, b.ctx, b.cancel, b.idx, b.starts = nil, nil, nil, nil, false
+	b.payload, b.parent, b.races, b.errs = nil, 0, nil, nil
+	clear(b.errBuf[:])
+	r.batchBusy.Store(false)
 }
 
 // batch is a set of methods that run concurrently: start methods, or the
@@ -223,7 +248,9 @@ func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
 	case 1:
 		return r.runListener(ctx, ls[0], t.payload, parent, nil)
 	}
-	return r.parallel(ctx, &batch{idx: ls, payload: t.payload, parent: parent, races: r.races(ls)})
+	b := r.takeBatch()
+	b.idx, b.payload, b.parent, b.races = ls, t.payload, parent, r.races(ls)
+	return r.parallel(ctx, b)
 }
 
 // branch runs listener i of a concurrent batch, racing its or-siblings
