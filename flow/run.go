@@ -53,6 +53,57 @@ type runOut struct {
 	mu    sync.Mutex
 }
 
+// traceBuf lists the trace sizes a runOut can hold inline.
+type traceBuf interface {
+	[2]string | [4]string | [6]string | [8]string | [12]string | [16]string | [24]string | [32]string
+}
+
+// tracedOut is a runOut with room for the trace of a flow of up to
+// len(T) methods, so that both take one allocation.
+type tracedOut[T traceBuf] struct {
+	runOut
+	trace T
+}
+
+// newRunOut returns a runOut whose Trace has room for n methods.
+func newRunOut(n int) *runOut {
+	switch {
+	case n <= 2:
+		o := new(tracedOut[[2]string])
+		o.res.Trace = o.trace[:0]
+		return &o.runOut
+	case n <= 4:
+		o := new(tracedOut[[4]string])
+		o.res.Trace = o.trace[:0]
+		return &o.runOut
+	case n <= 6:
+		o := new(tracedOut[[6]string])
+		o.res.Trace = o.trace[:0]
+		return &o.runOut
+	case n <= 8:
+		o := new(tracedOut[[8]string])
+		o.res.Trace = o.trace[:0]
+		return &o.runOut
+	case n <= 12:
+		o := new(tracedOut[[12]string])
+		o.res.Trace = o.trace[:0]
+		return &o.runOut
+	case n <= 16:
+		o := new(tracedOut[[16]string])
+		o.res.Trace = o.trace[:0]
+		return &o.runOut
+	case n <= 24:
+		o := new(tracedOut[[24]string])
+		o.res.Trace = o.trace[:0]
+		return &o.runOut
+	case n <= 32:
+		o := new(tracedOut[[32]string])
+		o.res.Trace = o.trace[:0]
+		return &o.runOut
+	}
+	return &runOut{res: Result{Trace: make([]string, 0, n)}}
+}
+
 // runSide is the part of a run that journals, replays and human feedback
 // use.
 type runSide struct {
@@ -111,7 +162,8 @@ func (e *Engine) restore(ctx context.Context, p *program, inputs map[string]any)
 
 func newRun(e *Engine, p *program, state map[string]any, id string) *run {
 	n := len(p.methods)
-	out := &runOut{res: Result{RunID: id, State: state, Outputs: make(map[string]any, n), Trace: make([]string, 0, n)}}
+	out := newRunOut(n)
+	out.res.RunID, out.res.State, out.res.Outputs = id, state, make(map[string]any, n)
 	out.state = State{mu: &out.mu, m: state}
 	r, _ := p.runs.Get().(*run)
 	if r == nil {
