@@ -132,7 +132,8 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 		}
 		defer handlerPanic(&out, &err)
 		out, err = h(ctx, in)
-		*in = Input{}
+		// The Input is not cleared here: the next handler overwrites it,
+		// and the run clears its own when it is released.
 		r.spare.Store(in)
 		return out, err
 	}, nil

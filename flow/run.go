@@ -189,6 +189,7 @@ func (r *run) release() {
 	r.p, r.e, r.res, r.mu, r.stateHandle = nil, nil, nil, nil, nil
 	r.failed, r.mem, r.events, r.side = nil, nil, nil, nil
 	r.spare.Store(nil)
+	r.input = Input{}
 	p.runs.Put(r)
 }
 
@@ -247,12 +248,14 @@ func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)
 		r.ended(ctx, Event{Kind: FlowFailed, Parent: root, Err: err}, start, debug, "flow failed", "error", err)
 		return nil, err
 	}
-	if def.Config.DeferTraceFinalization {
-		// No flow_finished event: the host finalizes the trace.
-		r.ended(ctx, Event{}, start, debug, "flow finished", "", nil)
+	if r.events == nil && !debug {
 		return res, nil
 	}
-	r.ended(ctx, Event{Kind: FlowFinished, Parent: root, Output: res.Output, Result: res}, start, debug, "flow finished", "", nil)
+	ev := Event{Kind: FlowFinished, Parent: root, Output: res.Output, Result: res}
+	if def.Config.DeferTraceFinalization {
+		ev = Event{} // no flow_finished event: the host finalizes the trace
+	}
+	r.ended(ctx, ev, start, debug, "flow finished", "", nil)
 	return res, nil
 }
 
