@@ -175,6 +175,9 @@ type trigger struct {
 func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listeners, payload any, parent int64) error {
 	if from != nil && from.onRouters == nil {
 		// No router reacts to this completion: only its plain listeners.
+		if from.onPlain == nil {
+			return nil
+		}
 		return r.firePlain(ctx, trigger{event: event, from: from, payload: payload}, parent)
 	}
 	var buf [2]trigger
