@@ -10,7 +10,10 @@ import (
 // ref (Engine.Code, WithCode) or set directly on a method built in Go.
 //
 // It returns the method's output, which listeners receive and CEL reads as
-// outputs.<method>. Returning an error fails the method and the run.
+// outputs.<method>. Returning an error fails the method and the run; so
+// does a panic, which the engine turns into the method's error (with the
+// panic's value) rather than let it end the process from one of the run's
+// goroutines.
 type Handler func(ctx context.Context, in *Input) (any, error)
 
 // Input is what a Handler receives. It is valid only during the call: the
