@@ -8,42 +8,20 @@ import (
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/llm"
+	llmfake "github.com/troupe-dev/troupe/llm/fake"
 )
 
-// A ScriptError reports a problem in a YAML script, with its position.
-type ScriptError struct {
-	// File is the script's source: the path given to [LoadTools], or the
-	// source given to [ParseTools].
-	File         string
-	Line, Column int
-	// Path locates the value, e.g. "tools[0].replies[2].times".
-	Path string
-	Msg  string
-}
-
-// Error implements error.
-func (e *ScriptError) Error() string {
-	var b strings.Builder
-	b.WriteString("fake: ")
-	if e.File != "" {
-		fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Column)
-	} else {
-		fmt.Fprintf(&b, "line %d, column %d: ", e.Line, e.Column)
-	}
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// A ScriptError reports a problem in a YAML script, with its position. It
+// is the same type as llm/fake's: File is the path given to [LoadTools] or
+// the source given to [ParseTools], and Path locates the value, e.g.
+// "tools[0].replies[2].times".
+type ScriptError = llmfake.ScriptError
 
 // LoadTools reads a YAML script of tools from path (see the package
 // documentation). Each tool is a [*Tool].
