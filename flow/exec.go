@@ -120,9 +120,10 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 	return func(ctx context.Context, r *run, sc *scope, trigger any) (out any, err error) {
 		in := r.spare.Swap(nil)
 		if in == nil {
-			in = new(Input)
+			in = &Input{State: r.stateHandle, Memory: r.mem}
 		}
-		*in = Input{Method: sc.method, Trigger: trigger, Item: sc.item, State: r.stateHandle, Memory: r.mem}
+		// State and Memory are the run's: a spare Input has them already.
+		in.Method, in.Trigger, in.Item, in.Args = sc.method, trigger, sc.item, nil
 		if with != nil {
 			args, err := r.render(ctx, with, sc)
 			if err != nil {

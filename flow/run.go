@@ -171,6 +171,7 @@ func newRun(e *Engine, p *program, state map[string]any, id string) *run {
 	}
 	r.p, r.e, r.mem = p, e, p.mem
 	r.res, r.mu, r.stateHandle = &out.res, &out.mu, &out.state
+	r.input.State, r.input.Memory = r.stateHandle, r.mem
 	r.spare.Store(&r.input)
 	if p.side {
 		r.side = new(runSide)
