@@ -280,3 +280,62 @@ func fmtS(doc, s string) string {
 	}
 	return doc
 }
+
+// Runs recycle their scheduler state: many concurrent runs of a fan-out
+// flow, some failing, must each end with their own data.
+func TestConcurrentFanOutRunsKeepTheirOwnData(t *testing.T) {
+	branch := func(i int64) flow.Handler {
+		return func(_ context.Context, in *flow.Input) (any, error) {
+			n, _ := in.State.Value("n").(int64)
+			if n < 0 && i == 2 {
+				return nil, errors.New("negative")
+			}
+			return n * i, nil
+		}
+	}
+	def := &flow.Definition{Name: "FanOut", Methods: []*flow.Method{
+		{Name: "begin", Start: flow.Start{Always: true}, Do: &flow.Action{Call: flow.CallCode,
+			Func: func(_ context.Context, in *flow.Input) (any, error) { return in.State.Value("n"), nil }}},
+		{Name: "b1", Listen: flow.On("begin"), Do: &flow.Action{Call: flow.CallCode, Func: branch(1)}},
+		{Name: "b2", Listen: flow.On("begin"), Do: &flow.Action{Call: flow.CallCode, Func: branch(2)}},
+		{Name: "b3", Listen: flow.On("begin"), Do: &flow.Action{Call: flow.CallCode, Func: branch(3)}},
+		{Name: "join", Listen: flow.And(flow.On("b1"), flow.On("b2"), flow.On("b3")), Do: &flow.Action{Call: flow.CallCode,
+			Func: func(_ context.Context, in *flow.Input) (any, error) {
+				n, _ := in.State.Value("n").(int64)
+				return n * 6, nil
+			}}},
+	}}
+	eng := flow.NewEngine()
+	type outcome struct {
+		n   int64
+		res *flow.Result
+		err error
+	}
+	results := make(chan outcome, 200)
+	for i := range 200 {
+		n := int64(i)
+		if i%5 == 0 {
+			n = -n - 1
+		}
+		go func() {
+			res, err := eng.Run(context.Background(), def, map[string]any{"n": n})
+			results <- outcome{n, res, err}
+		}()
+	}
+	for range 200 {
+		o := <-results
+		if o.n < 0 {
+			var me *flow.MethodError
+			require.ErrorAs(t, o.err, &me)
+			assert.Equal(t, "b2", me.Method)
+			continue
+		}
+		require.NoError(t, o.err)
+		assert.Equal(t, o.n*6, o.res.Output)
+		assert.Equal(t, o.n, o.res.State["n"])
+		assert.Equal(t, o.res.RunID, o.res.State["id"])
+		assert.Equal(t, o.n*3, o.res.Outputs["b3"])
+		assert.Len(t, o.res.Trace, 5)
+		assert.Equal(t, "join", o.res.Trace[4])
+	}
+}
