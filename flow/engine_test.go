@@ -3,6 +3,8 @@ package flow_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -337,5 +339,42 @@ func TestConcurrentFanOutRunsKeepTheirOwnData(t *testing.T) {
 		assert.Equal(t, o.n*3, o.res.Outputs["b3"])
 		assert.Len(t, o.res.Trace, 5)
 		assert.Equal(t, "join", o.res.Trace[4])
+	}
+}
+
+// Listeners of one event run concurrently: each of these waits until all
+// four have started, which only works when a blocked one does not hold up
+// the others, even on one CPU.
+func TestBlockedListenersDoNotHoldUpTheirSiblings(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			var arrived atomic.Int32
+			all := make(chan struct{})
+			wait := func(ctx context.Context, _ *flow.Input) (any, error) {
+				if arrived.Add(1) == 4 {
+					close(all)
+				}
+				select {
+				case <-all:
+					return "ok", nil
+				case <-time.After(5 * time.Second):
+					return nil, errors.New("the other listeners never started")
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			def := &flow.Definition{Name: "Barrier", Methods: []*flow.Method{
+				{Name: "begin", Start: flow.Start{Always: true}, Do: &flow.Action{Call: flow.CallCode,
+					Func: func(context.Context, *flow.Input) (any, error) { return nil, nil }}},
+			}}
+			for i := range 4 {
+				def.Methods = append(def.Methods, &flow.Method{Name: fmt.Sprintf("w%d", i), Listen: flow.On("begin"),
+					Do: &flow.Action{Call: flow.CallCode, Func: wait}})
+			}
+			res, err := flow.NewEngine().Run(context.Background(), def, nil)
+			require.NoError(t, err)
+			assert.Len(t, res.Trace, 5)
+		})
 	}
 }

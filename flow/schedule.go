@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // kickoff runs the start methods concurrently, each with its chain.
@@ -51,8 +52,14 @@ func (r *run) outcomePayload(out any) any {
 }
 
 // parallel runs the methods of b concurrently and returns the first
-// error; a failure cancels the others through their context. The last one
-// runs on the calling goroutine.
+// error; a failure cancels the others through their context.
+//
+// The calling goroutine claims and runs methods of the batch one after
+// another, and so do helpers on the engine's workers: before running a
+// method while others are unclaimed, a goroutine makes sure one helper is
+// on its way, so a method that blocks (on a model, a tool, a channel)
+// never holds up the rest. Methods that do not block run on the calling
+// goroutine without a hand-off each.
 func (r *run) parallel(ctx context.Context, b *batch) error {
 	b.r = r
 	b.ctx, b.cancel = context.WithCancelCause(ctx)
@@ -62,11 +69,8 @@ func (r *run) parallel(ctx context.Context, b *batch) error {
 	} else {
 		b.errs = make([]error, n)
 	}
-	b.wg.Add(n - 1)
-	for k := range n - 1 {
-		r.e.workers.do(branch{b, k})
-	}
-	b.run(n - 1)
+	b.wg.Add(n)
+	b.work()
 	b.wg.Wait()
 	err := r.firstError(b.errs)
 	b.cancel(nil)
@@ -92,6 +96,7 @@ func (r *run) putBatch(b *batch) {
 	b.r, b.ctx, b.cancel, b.idx, b.starts = nil, nil, nil, nil, false
 	b.payload, b.parent, b.races, b.errs = nil, 0, nil, nil
 	clear(b.errBuf[:])
+	b.next.Store(0)
 	r.batchBusy.Store(false)
 }
 
@@ -108,17 +113,51 @@ type batch struct {
 	payload any
 	parent  int64
 	races   map[int]*race
-	wg      sync.WaitGroup
-	errs    []error
-	errBuf  [8]error
+	// next is the next method to claim; waking is set while a helper is
+	// on its way; wg counts the methods not finished and the helpers not
+	// gone.
+	next   atomic.Int32
+	waking atomic.Bool
+	wg     sync.WaitGroup
+	errs   []error
+	errBuf [8]error
 }
 
-// run runs the k-th method of the batch. All but the last (which runs on
-// the caller's goroutine) run on workers.
-func (b *batch) run(k int) {
-	if k < len(b.idx)-1 {
-		defer b.wg.Done()
+// work claims methods of b and runs them until none is left.
+func (b *batch) work() {
+	n := int32(len(b.idx))
+	for {
+		k := b.next.Add(1) - 1
+		if k >= n {
+			return
+		}
+		if k+1 < n {
+			b.wakeHelper()
+		}
+		b.run(int(k))
 	}
+}
+
+// wakeHelper sends a worker to help with b unless one is on its way. It is
+// called while a method of b is claimed and not finished, so wg is above
+// zero.
+func (b *batch) wakeHelper() {
+	if b.waking.CompareAndSwap(false, true) {
+		b.wg.Add(1)
+		b.r.e.workers.do(b)
+	}
+}
+
+// help is a worker's share of b.
+func (b *batch) help() {
+	b.waking.Store(false)
+	b.work()
+	b.wg.Done()
+}
+
+// run runs the k-th method of the batch.
+func (b *batch) run(k int) {
+	defer b.wg.Done()
 	i := b.idx[k]
 	var err error
 	if b.starts {

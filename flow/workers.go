@@ -12,19 +12,12 @@ import (
 // instead of starting one per branch. Idle workers exit on their own.
 type workers struct {
 	once sync.Once
-	// jobs is unbuffered: a branch handed to it goes straight to a
+	// jobs is unbuffered: a batch handed to it goes straight to a
 	// worker waiting on it.
-	jobs chan branch
+	jobs chan *batch
 	idle atomic.Int32 // workers waiting on jobs
 	// idleFor is how long an unused worker lives on; 0 means workerIdle.
 	idleFor time.Duration
-}
-
-// branch is one concurrent branch of a batch: the k-th of its methods.
-// The zero branch tells a worker to exit.
-type branch struct {
-	b *batch
-	k int
 }
 
 // idleWorkers bounds how many finished workers wait for work, and
@@ -34,22 +27,24 @@ const (
 	workerIdle  = 10 * time.Second
 )
 
-// do runs br on an idle worker, or on a new one when none is waiting.
-func (w *workers) do(br branch) {
-	w.once.Do(func() { w.jobs = make(chan branch) })
+// do sends an idle worker, or a new one when none is waiting, to help
+// with b.
+func (w *workers) do(b *batch) {
+	w.once.Do(func() { w.jobs = make(chan *batch) })
 	select {
-	case w.jobs <- br:
+	case w.jobs <- b:
 	default:
-		go w.work(br)
+		go w.work(b)
 	}
 }
 
-// work runs br, then waits for more branches while fewer than idleWorkers
-// others wait. Each worker has a timer that fires every workerIdle; when
-// its worker ran no branch since the last firing, it retires one waiting
-// worker (any of them: they are alike) with the zero branch. A worker that
-// exits stops its timer, so an unused engine is left with no workers.
-func (w *workers) work(br branch) {
+// work helps with b, then waits for more batches while fewer than
+// idleWorkers others wait. Each worker has a timer that fires every
+// workerIdle; when its worker helped with nothing since the last firing,
+// it retires one waiting worker (any of them: they are alike) with a nil
+// batch. A worker that exits stops its timer, so an unused engine is left
+// with no workers.
+func (w *workers) work(b *batch) {
 	period := w.idleFor
 	if period == 0 {
 		period = workerIdle
@@ -62,7 +57,7 @@ func (w *workers) work(br branch) {
 		}
 		if !busy.Swap(false) {
 			select {
-			case w.jobs <- branch{}:
+			case w.jobs <- nil:
 			default: // nobody is waiting
 			}
 		}
@@ -72,14 +67,14 @@ func (w *workers) work(br branch) {
 		exited.Store(true)
 		timer.Stop()
 	}()
-	for br.b != nil {
-		br.b.run(br.k)
+	for b != nil {
+		b.help()
 		busy.Store(true)
 		if w.idle.Add(1) > idleWorkers {
 			w.idle.Add(-1)
 			return // enough workers are waiting already
 		}
-		br = <-w.jobs
+		b = <-w.jobs
 		w.idle.Add(-1)
 	}
 }

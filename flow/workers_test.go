@@ -29,7 +29,7 @@ methods:
 		require.NoError(t, err)
 		require.Len(t, res.Trace, 5)
 	}
-	// Three branches of each run go to workers; sequential runs reuse them.
+	// Each run sends at most three helpers to workers; later runs reuse them.
 	require.LessOrEqual(t, runtime.NumGoroutine()-before, 3)
 	// (A plain loop: require.Eventually checks on a goroutine of its own.)
 	deadline := time.Now().Add(5 * time.Second)
