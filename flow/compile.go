@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/troupe-dev/troupe/memory"
 )
@@ -40,8 +41,11 @@ type program struct {
 	side bool
 	// racing is set when some or-listener has alternatives that race.
 	racing bool
-	// runs recycles the scheduler state of finished runs.
-	runs sync.Pool
+	// spare and runs recycle the scheduler state of finished runs: spare
+	// holds one, which serves a definition run again and again without
+	// the pool's bookkeeping; runs holds the others.
+	spare atomic.Pointer[run]
+	runs  sync.Pool
 	// mem is the flow's memory, nil when memory is off.
 	mem *memory.Memory
 	// anyOr is set when some listener fires once per cycle, so re-runs

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
@@ -39,9 +40,12 @@ type Engine struct {
 	env          *cel.Env
 	envErr       error
 	compiled     sync.Map // *Definition -> *program
-	workers      workers
-	intercept    []Interceptor
-	compileMu    sync.Mutex
+	// last is the program most recently looked up, which saves the map
+	// lookup when one definition runs again and again.
+	last      atomic.Pointer[program]
+	workers   workers
+	intercept []Interceptor
+	compileMu sync.Mutex
 }
 
 // An Option configures an Engine.
@@ -164,7 +168,11 @@ func (e *Engine) Compile(def *Definition) error {
 }
 
 func (e *Engine) program(def *Definition) (*program, error) {
+	if p := e.last.Load(); p != nil && p.def == def {
+		return p, nil
+	}
 	if p, ok := e.compiled.Load(def); ok {
+		e.last.Store(p.(*program))
 		return p.(*program), nil
 	}
 	e.compileMu.Lock()

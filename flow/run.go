@@ -165,7 +165,10 @@ func newRun(e *Engine, p *program, state map[string]any, id string) *run {
 	out := newRunOut(n)
 	out.res.RunID, out.res.State, out.res.Outputs = id, state, make(map[string]any, n)
 	out.state = State{mu: &out.mu, m: state}
-	r, _ := p.runs.Get().(*run)
+	r := p.spare.Swap(nil)
+	if r == nil {
+		r, _ = p.runs.Get().(*run)
+	}
 	if r == nil {
 		r = &run{methods: make([]methodState, n), seen: make([]bool, p.nSeen)}
 	}
@@ -191,7 +194,9 @@ func (r *run) release() {
 	r.failed, r.mem, r.events, r.side = nil, nil, nil, nil
 	r.spare.Store(nil)
 	r.input = Input{}
-	p.runs.Put(r)
+	if !p.spare.CompareAndSwap(nil, r) {
+		p.runs.Put(r)
+	}
 }
 
 // start runs the flow from its start methods and reports the outcome.
