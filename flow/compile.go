@@ -85,8 +85,8 @@ type cmethod struct {
 	onRouters, onPlain *targets
 	// routes holds each declared outcome with its listeners.
 	routes []*route
-	// simple marks a plain listener of one event that needs no bookkeeping
-	// when it fires: its condition is that single event.
+	// simple marks a listener (plain or router) that needs no bookkeeping
+	// when it fires: its condition is a single event.
 	simple bool
 	// direct is set when the action runs as it is: no human feedback and
 	// no interceptors to go through.
@@ -327,7 +327,7 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 		}
 	}
 	for _, cm := range p.methods {
-		cm.simple = !cm.start && !cm.router && cm.cond != nil && cm.cond.op == ""
+		cm.simple = !cm.start && cm.cond != nil && cm.cond.op == ""
 		cm.direct = cm.m.HumanFeedback == nil && len(e.intercept) == 0
 		if cm.cond != nil {
 			cm.flat = cm.cond.flatness()
