@@ -217,7 +217,7 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 		if from.onPlain == nil {
 			return nil
 		}
-		return r.firePlain(ctx, trigger{event: event, from: from, payload: payload}, parent)
+		return r.firePlain(ctx, from.onPlain, false, payload, parent)
 	}
 	var buf [2]trigger
 	triggers := append(buf[:0], trigger{event: event, from: from, on: on, payload: payload, outcome: from == nil})
@@ -253,8 +253,16 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 		}
 		cur = next
 	}
-	for _, t := range triggers {
-		if err := r.firePlain(ctx, t, parent); err != nil {
+	for k := range triggers {
+		t := &triggers[k]
+		var plain *targets
+		switch {
+		case t.from != nil:
+			plain = t.from.onPlain
+		case t.on != nil:
+			plain = t.on.plain
+		}
+		if err := r.firePlain(ctx, plain, t.outcome, t.payload, parent); err != nil {
 			return err
 		}
 		if !t.outcome || t.on == nil {
@@ -274,24 +282,19 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 	return nil
 }
 
-// firePlain runs the plain listeners one trigger satisfies.
-func (r *run) firePlain(ctx context.Context, t trigger, parent int64) error {
-	var cands *targets
-	switch {
-	case t.from != nil:
-		cands = t.from.onPlain
-	case t.on != nil:
-		cands = t.on.plain
-	}
-	ls := r.triggered(cands, t.outcome)
+// firePlain runs the plain listeners among cands whose condition an event
+// completes; outcome is set when the event is a router's outcome, which
+// re-arms or-listeners.
+func (r *run) firePlain(ctx context.Context, cands *targets, outcome bool, payload any, parent int64) error {
+	ls := r.triggered(cands, outcome)
 	switch len(ls) {
 	case 0:
 		return nil
 	case 1:
-		return r.runListener(ctx, ls[0], t.payload, parent, nil)
+		return r.runListener(ctx, ls[0], payload, parent, nil)
 	}
 	b := r.takeBatch()
-	b.idx, b.payload, b.parent, b.races = ls, t.payload, parent, r.races(ls)
+	b.idx, b.payload, b.parent, b.races = ls, payload, parent, r.races(ls)
 	return r.parallel(ctx, b)
 }
 
