@@ -196,8 +196,8 @@ func (r *run) firstError(errs []error) error {
 	return nil
 }
 
+// trigger is an event that fire has yet to pass to plain listeners.
 type trigger struct {
-	event   string
 	from    *cmethod   // the method whose completion the event is, if any
 	on      *listeners // the listeners of an outcome event
 	payload any
@@ -220,7 +220,7 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 		return r.firePlain(ctx, from.onPlain, false, payload, parent)
 	}
 	var buf [2]trigger
-	triggers := append(buf[:0], trigger{event: event, from: from, on: on, payload: payload, outcome: from == nil})
+	triggers := append(buf[:0], trigger{from: from, on: on, payload: payload, outcome: from == nil})
 	cur, curOn, curPayload := event, on, payload
 	for cur != "" {
 		var cands *targets
@@ -247,7 +247,7 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 			next, curOn = "", nil
 			if rt := d.route; rt != nil {
 				payload := r.outcomePayload(d.out)
-				triggers = append(triggers, trigger{event: rt.event, on: rt.on, payload: payload, outcome: true})
+				triggers = append(triggers, trigger{on: rt.on, payload: payload, outcome: true})
 				next, curOn, curPayload = rt.event, rt.on, payload
 			}
 		}
