@@ -6,10 +6,11 @@ import (
 	"time"
 )
 
-// workers runs the concurrent branches of an engine's runs on goroutines
-// that outlive one branch: a finished worker waits a while for the next
-// branch, so busy engines reuse goroutines (and their grown stacks)
-// instead of starting one per branch. Idle workers exit on their own.
+// workers are the goroutines that help with an engine's concurrent
+// batches (see run.parallel). They outlive one batch: a finished worker
+// waits a while for the next, so busy engines reuse goroutines (and their
+// grown stacks) instead of starting one per batch. Idle workers exit on
+// their own.
 type workers struct {
 	once sync.Once
 	// jobs is unbuffered: a batch handed to it goes straight to a
