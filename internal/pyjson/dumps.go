@@ -31,14 +31,33 @@ func Dumps(v any) string {
 }
 
 // AppendDumps appends the text of Dumps(v) to dst and returns the extended buffer.
-func AppendDumps(dst []byte, v any) []byte {
+func AppendDumps(dst []byte, v any) []byte { return dumpsSpelling.append(dst, v) }
+
+// spelling is how one of Python's writers spells the parts of a value;
+// json.dumps and repr() differ only in these.
+type spelling struct {
+	null, yes, no string
+	quote         func([]byte, string) []byte
+	float         func([]byte, float64) []byte
+}
+
+var (
+	dumpsSpelling = &spelling{null: "null", yes: "true", no: "false", quote: AppendString, float: AppendFloat}
+	reprSpelling  = &spelling{null: "None", yes: "True", no: "False", quote: AppendQuoteRepr, float: AppendFloatRepr}
+)
+
+// append writes v in sp's spelling.
+func (sp *spelling) append(dst []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
-		return append(dst, "null"...)
+		return append(dst, sp.null...)
 	case bool:
-		return appendBool(dst, x, "true", "false")
+		if x {
+			return append(dst, sp.yes...)
+		}
+		return append(dst, sp.no...)
 	case string:
-		return AppendString(dst, x)
+		return sp.quote(dst, x)
 	case int64:
 		return strconv.AppendInt(dst, x, 10)
 	case int:
@@ -46,18 +65,25 @@ func AppendDumps(dst []byte, v any) []byte {
 	case int32:
 		return strconv.AppendInt(dst, int64(x), 10)
 	case float64:
-		return AppendFloat(dst, x)
+		return sp.float(dst, x)
 	case float32:
-		return AppendFloat(dst, float64(x))
+		return sp.float(dst, float64(x))
 	case json.Number:
-		return appendNumber(dst, x)
+		// The int or float Python would have read.
+		if i, err := x.Int64(); err == nil {
+			return strconv.AppendInt(dst, i, 10)
+		}
+		if f, err := x.Float64(); err == nil {
+			return sp.float(dst, f)
+		}
+		return sp.quote(dst, string(x))
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = AppendDumps(dst, e)
+			dst = sp.append(dst, e)
 		}
 		return append(dst, ']')
 	case []string:
@@ -66,7 +92,7 @@ func AppendDumps(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = AppendString(dst, e)
+			dst = sp.quote(dst, e)
 		}
 		return append(dst, ']')
 	case map[string]any:
@@ -75,9 +101,9 @@ func AppendDumps(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = AppendString(dst, k)
+			dst = sp.quote(dst, k)
 			dst = append(dst, ": "...)
-			dst = AppendDumps(dst, x[k])
+			dst = sp.append(dst, x[k])
 		}
 		return append(dst, '}')
 	case map[string]string:
@@ -86,31 +112,13 @@ func AppendDumps(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = AppendString(dst, k)
+			dst = sp.quote(dst, k)
 			dst = append(dst, ": "...)
-			dst = AppendString(dst, x[k])
+			dst = sp.quote(dst, x[k])
 		}
 		return append(dst, '}')
 	}
-	return appendReflect(dst, v, AppendDumps)
-}
-
-// appendNumber writes a json.Number as the int or float Python would have read.
-func appendNumber(dst []byte, n json.Number) []byte {
-	if i, err := n.Int64(); err == nil {
-		return strconv.AppendInt(dst, i, 10)
-	}
-	if f, err := n.Float64(); err == nil {
-		return AppendFloat(dst, f)
-	}
-	return AppendString(dst, string(n))
-}
-
-func appendBool(dst []byte, b bool, t, f string) []byte {
-	if b {
-		return append(dst, t...)
-	}
-	return append(dst, f...)
+	return appendReflect(dst, v, sp.append)
 }
 
 // appendReflect handles the types the fast paths above do not name: other
