@@ -184,47 +184,31 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chun
 		params.StreamOptions.IncludeUsage = sdk.Bool(true)
 		ctx, cancel := m.withTimeout(ctx)
 		defer cancel()
-		yielded, stopped := false, false
-		err = m.retry.Do(ctx, func(ctx context.Context) error {
+		m.retry.Stream(ctx, yield, func(ctx context.Context, emit func(llm.Chunk) bool) error {
 			var capture httpcall.Capture
 			s := m.service.NewStreaming(ctx, params, option.WithMiddleware(capture.Middleware))
 			defer s.Close()
 			acc := newAccumulator(req.Stop)
 			for s.Next() {
 				for _, c := range acc.add(s.Current()) {
-					yielded = true
-					if !yield(c, nil) {
-						stopped = true
+					if !emit(c) {
 						return nil
 					}
 				}
 			}
 			if err := s.Err(); err != nil {
-				err = m.streamError(ctx, &capture, err)
-				if yielded {
-					return nonRetryable{err}
-				}
-				return err
+				return m.streamError(ctx, &capture, err)
 			}
 			if ctx.Err() != nil {
 				return m.call.Error(ctx, nil, ctx.Err())
 			}
 			for _, c := range acc.end() {
-				yielded = true
-				if !yield(c, nil) {
-					stopped = true
+				if !emit(c) {
 					return nil
 				}
 			}
 			return nil
 		})
-		if err != nil && !stopped {
-			var nr nonRetryable
-			if errors.As(err, &nr) {
-				err = nr.err
-			}
-			yield(llm.Chunk{}, err)
-		}
 	}
 }
 
@@ -236,9 +220,3 @@ func (m *Model) streamError(ctx context.Context, capture *httpcall.Capture, err 
 	}
 	return m.call.Error(ctx, capture, err)
 }
-
-// nonRetryable hides an error from the retry loop (a stream that already
-// yielded chunks cannot be replayed).
-type nonRetryable struct{ err error }
-
-func (n nonRetryable) Error() string { return n.err.Error() }
