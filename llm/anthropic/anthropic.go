@@ -84,10 +84,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	if key != "" {
 		ropts = append(ropts, option.WithAPIKey(key))
 	}
-	retry := o.retry
-	if n, ok := cfg.Extra["max_retries"].(int64); ok && retry.MaxAttempts == 0 && n >= 0 {
-		retry.MaxAttempts = int(n) + 1
-	}
+	retry := o.retry.ForConfig(cfg)
 	c := sdk.NewClient(ropts...)
 	return &Model{
 		cfg:     cfg,
@@ -117,20 +114,13 @@ func (m *Model) Capabilities() llm.Capabilities {
 // String describes the model without its key.
 func (m *Model) String() string { return "anthropic/" + m.model }
 
-func (m *Model) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if m.cfg.Timeout > 0 {
-		return context.WithTimeout(ctx, m.cfg.Timeout)
-	}
-	return context.WithCancel(ctx)
-}
-
 // Generate implements [llm.LLM].
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	params, extra, err := m.params(req)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := m.withTimeout(ctx)
+	ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	var resp *llm.Response
 	err = m.retry.Do(ctx, func(ctx context.Context) error {
@@ -157,7 +147,7 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chun
 			yield(llm.Chunk{}, err)
 			return
 		}
-		ctx, cancel := m.withTimeout(ctx)
+		ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
 		defer cancel()
 		m.retry.Stream(ctx, yield, func(ctx context.Context, emit func(llm.Chunk) bool) error {
 			var capture httpcall.Capture

@@ -108,10 +108,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	if proj, ok := cfg.Extra["project"].(string); ok && proj != "" {
 		ropts = append(ropts, option.WithProject(proj))
 	}
-	retry := o.retry
-	if n, ok := cfg.Extra["max_retries"].(int64); ok && retry.MaxAttempts == 0 && n >= 0 {
-		retry.MaxAttempts = int(n) + 1
-	}
+	retry := o.retry.ForConfig(cfg)
 	return &Model{
 		cfg:     cfg,
 		model:   model,
@@ -140,21 +137,13 @@ func (m *Model) Capabilities() llm.Capabilities {
 // String describes the model without its key.
 func (m *Model) String() string { return m.call.Provider + "/" + m.model }
 
-// withTimeout bounds ctx by the configuration's timeout.
-func (m *Model) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if m.cfg.Timeout > 0 {
-		return context.WithTimeout(ctx, m.cfg.Timeout)
-	}
-	return context.WithCancel(ctx)
-}
-
 // Generate implements [llm.LLM].
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := m.withTimeout(ctx)
+	ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	var resp *llm.Response
 	err = m.retry.Do(ctx, func(ctx context.Context) error {
@@ -182,7 +171,7 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chun
 			return
 		}
 		params.StreamOptions.IncludeUsage = sdk.Bool(true)
-		ctx, cancel := m.withTimeout(ctx)
+		ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
 		defer cancel()
 		m.retry.Stream(ctx, yield, func(ctx context.Context, emit func(llm.Chunk) bool) error {
 			var capture httpcall.Capture

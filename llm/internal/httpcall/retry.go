@@ -107,3 +107,22 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// ForConfig returns p with MaxAttempts taken from the configuration's
+// max_retries extra (CrewAI's spelling: retries after the first attempt)
+// when p leaves it unset.
+func (p Policy) ForConfig(cfg llm.Config) Policy {
+	if n, ok := cfg.Extra["max_retries"].(int64); ok && p.MaxAttempts == 0 && n >= 0 {
+		p.MaxAttempts = int(n) + 1
+	}
+	return p
+}
+
+// WithTimeout bounds ctx by timeout when it is positive; the returned
+// function releases the context either way.
+func WithTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(ctx, timeout)
+	}
+	return context.WithCancel(ctx)
+}
