@@ -50,3 +50,10 @@ func TestStream(t *testing.T) {
 		})
 	}
 }
+
+func TestForConfig(t *testing.T) {
+	cfg := llm.Config{Extra: map[string]any{"max_retries": int64(4)}}
+	assert.Equal(t, 5, Policy{}.ForConfig(cfg).MaxAttempts, "max_retries counts retries after the first attempt")
+	assert.Equal(t, 2, Policy{MaxAttempts: 2}.ForConfig(cfg).MaxAttempts, "an explicit policy wins")
+	assert.Equal(t, 0, Policy{}.ForConfig(llm.Config{}).MaxAttempts)
+}
