@@ -21,11 +21,8 @@ type program struct {
 	routers  map[string][]int
 	plain    map[string][]int
 	condRuns map[string][]int // conditional starts by event
-	// on holds the three lists above by event, for events that have
-	// listeners.
-	on map[string]*listeners
-	// routes holds an emitted event with its listeners, for every event
-	// that has listeners or is declared in some emit.
+	// routes holds an event with its listeners (the three lists above),
+	// for every event that has listeners or is declared in some emit.
 	routes   map[string]*route
 	maxCalls int
 	state    *stateInit
@@ -142,15 +139,15 @@ type listeners struct {
 	routers, plain, condRuns *targets
 }
 
-// index fills p.on, p.routes and each router's routes from the event
-// maps.
+// index fills p.routes, each method's listeners and each router's routes
+// from the event maps.
 func (p *program) index() {
-	p.on = map[string]*listeners{}
+	on := map[string]*listeners{}
 	get := func(ev string) *listeners {
-		ls := p.on[ev]
+		ls := on[ev]
 		if ls == nil {
 			ls = &listeners{}
-			p.on[ev] = ls
+			on[ev] = ls
 		}
 		return ls
 	}
@@ -164,12 +161,12 @@ func (p *program) index() {
 		get(ev).condRuns = p.newTargets(ev, ids)
 	}
 	for _, cm := range p.methods {
-		if ls := p.on[cm.name]; ls != nil {
+		if ls := on[cm.name]; ls != nil {
 			cm.onRouters, cm.onPlain = ls.routers, ls.plain
 		}
 	}
 	p.routes = map[string]*route{}
-	for ev, ls := range p.on {
+	for ev, ls := range on {
 		p.routes[ev] = &route{event: ev, on: ls}
 	}
 	for _, cm := range p.methods {

@@ -201,7 +201,6 @@ type trigger struct {
 	from    *cmethod   // the method whose completion the event is, if any
 	on      *listeners // the listeners of an outcome event
 	payload any
-	outcome bool
 }
 
 // fire runs what event triggers: first the routers, one after another,
@@ -220,7 +219,7 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 		return r.firePlain(ctx, from.onPlain, false, payload, parent)
 	}
 	var buf [2]trigger
-	triggers := append(buf[:0], trigger{from: from, on: on, payload: payload, outcome: from == nil})
+	triggers := append(buf[:0], trigger{from: from, on: on, payload: payload})
 	cur, curOn, curPayload := event, on, payload
 	for cur != "" {
 		var cands *targets
@@ -247,7 +246,7 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 			next, curOn = "", nil
 			if rt := d.route; rt != nil {
 				payload := r.outcomePayload(d.out)
-				triggers = append(triggers, trigger{on: rt.on, payload: payload, outcome: true})
+				triggers = append(triggers, trigger{on: rt.on, payload: payload})
 				next, curOn, curPayload = rt.event, rt.on, payload
 			}
 		}
@@ -262,10 +261,11 @@ func (r *run) fire(ctx context.Context, event string, from *cmethod, on *listene
 		case t.on != nil:
 			plain = t.on.plain
 		}
-		if err := r.firePlain(ctx, plain, t.outcome, t.payload, parent); err != nil {
+		outcome := t.from == nil
+		if err := r.firePlain(ctx, plain, outcome, t.payload, parent); err != nil {
 			return err
 		}
-		if !t.outcome || t.on == nil {
+		if !outcome || t.on == nil {
 			continue
 		}
 		for _, i := range r.triggered(t.on.condRuns, false) {
