@@ -26,6 +26,9 @@ type AgentSpec struct {
 	Backstory string
 	// Model answers the agent's LLM calls. Required.
 	Model llm.LLM
+	// ModelName names Model in events and for interceptors, such as
+	// "openai/gpt-4o-mini"; optional.
+	ModelName string
 	// Tools are the tools the agent may call. Wrap one with ResultAsAnswer
 	// to make its result the final answer.
 	Tools []Tool
@@ -83,6 +86,9 @@ type RunOptions struct {
 	// Stream calls models through Stream and reports text deltas as
 	// llm_stream_chunk events.
 	Stream bool
+	// Intercept, when set, wraps every model and tool call of the run,
+	// streamed model calls included.
+	Intercept Interceptor
 }
 
 // A TimeoutError reports an agent run that exceeded its MaxExecutionTime.
@@ -142,15 +148,15 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 		defer cancel()
 	}
 	start := time.Now()
-	em.emit(ctx, Event{Kind: EventAgentStarted, Agent: spec.Role, Task: task.Name})
-	out, err := r.run(runCtx)
+	id := em.emit(ctx, Event{Kind: EventAgentStarted, Agent: spec.Role, Task: task.Name})
+	out, err := r.run(withParent(runCtx, id))
 	if err != nil {
 		if spec.MaxExecutionTime > 0 && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 			err = &TimeoutError{Agent: spec.Role, After: spec.MaxExecutionTime}
 		} else {
 			err = &AgentError{Agent: spec.Role, Err: err}
 		}
-		em.emit(ctx, Event{Kind: EventAgentError, Agent: spec.Role, Task: task.Name, Err: err, Usage: r.usage, Duration: time.Since(start)})
+		em.emit(ctx, Event{Kind: EventAgentError, Parent: id, Agent: spec.Role, Task: task.Name, Err: err, Usage: r.usage, Duration: time.Since(start)})
 		return nil, err
 	}
 	if spec.Memory != nil {
@@ -158,6 +164,6 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 			return nil, &AgentError{Agent: spec.Role, Err: fmt.Errorf("remember: %w", err)}
 		}
 	}
-	em.emit(ctx, Event{Kind: EventAgentCompleted, Agent: spec.Role, Task: task.Name, Result: out.Raw, Usage: out.Usage, Duration: time.Since(start)})
+	em.emit(ctx, Event{Kind: EventAgentCompleted, Parent: id, Agent: spec.Role, Task: task.Name, Result: out.Raw, Usage: out.Usage, Duration: time.Since(start)})
 	return out, nil
 }

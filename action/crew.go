@@ -41,6 +41,8 @@ type CrewSpec struct {
 	// Agents.
 	Manager      *AgentSpec
 	ManagerModel llm.LLM
+	// ManagerModelName names ManagerModel in events and for interceptors.
+	ManagerModelName string
 	// MaxRPM limits the requests per minute of agents without their own
 	// limit; 0 means none.
 	MaxRPM int

@@ -55,26 +55,27 @@ func (c *crewRun) runTask(ctx context.Context, i int, t *TaskSpec, taskContext s
 		retries = max(*t.GuardrailMaxRetries, 0)
 	}
 	start := time.Now()
-	c.em.emit(ctx, Event{Kind: EventTaskStarted, Agent: exec.Role, Task: label})
+	id := c.em.emit(ctx, Event{Kind: EventTaskStarted, Agent: exec.Role, Task: label})
+	taskCtx := withParent(ctx, id)
 	feedback := ""
 	for attempt := 0; ; attempt++ {
 		at := AgentTask{Input: t.Description, ExpectedOutput: t.ExpectedOutput, Context: taskContext, ResponseSchema: t.ResponseSchema, Name: label}
 		if feedback != "" {
 			at.Context = joinNonEmpty(taskContext, feedback)
 		}
-		ao, err := runAgent(ctx, exec, at, c.em, c.stream, lim)
+		ao, err := runAgent(taskCtx, exec, at, c.em, c.stream, lim)
 		if err != nil {
 			return nil, fmt.Errorf("action: crew %q: task %q: %w", c.spec.Name, label, err)
 		}
 		sink.add(exec.Role, ao.Usage)
 		out := newTaskOutput(t, exec.Role, ao)
-		msg, err := c.checkGuardrails(ctx, t, exec, label, out, sink)
+		msg, err := c.checkGuardrails(taskCtx, t, exec, label, out, sink)
 		if err != nil {
 			return nil, fmt.Errorf("action: crew %q: task %q: guardrail: %w", c.spec.Name, label, err)
 		}
 		if msg == "" {
 			out.Usage = sink.total
-			c.em.emit(ctx, Event{Kind: EventTaskCompleted, Agent: exec.Role, Task: label, Result: out.Raw, Usage: out.Usage, Duration: time.Since(start)})
+			c.em.emit(ctx, Event{Kind: EventTaskCompleted, Parent: id, Agent: exec.Role, Task: label, Result: out.Raw, Usage: out.Usage, Duration: time.Since(start)})
 			return out, nil
 		}
 		if attempt >= retries {

@@ -32,7 +32,8 @@ func (c *crewRun) buildManager(inputs map[string]any) (*AgentSpec, error) {
 		if s.ManagerModel == nil {
 			return nil, &CrewError{Crew: s.Name, Msg: "Attribute `manager_llm` or `manager_agent` is required when using hierarchical process."}
 		}
-		return &AgentSpec{Role: managerRole, Goal: managerGoal, Backstory: managerBackstory, Model: s.ManagerModel, AllowDelegation: true}, nil
+		return &AgentSpec{Role: managerRole, Goal: managerGoal, Backstory: managerBackstory, Model: s.ManagerModel,
+			ModelName: s.ManagerModelName, AllowDelegation: true}, nil
 	}
 	for _, a := range s.Agents {
 		if a == s.Manager {
@@ -53,7 +54,7 @@ func (c *crewRun) buildManager(inputs map[string]any) (*AgentSpec, error) {
 		m.Backstory = managerBackstory
 	}
 	if m.Model == nil {
-		m.Model = s.ManagerModel
+		m.Model, m.ModelName = s.ManagerModel, s.ManagerModelName
 	}
 	if m.Model == nil {
 		return nil, &CrewError{Crew: s.Name, Msg: "manager agent: no model"}

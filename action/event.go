@@ -34,8 +34,16 @@ const (
 
 // An Event reports one step of an agent or crew run. Fields that do not
 // apply to a kind are zero.
+//
+// Events form a tree: ID numbers the events of one RunAgent or RunCrew call
+// from 1, and Parent is the ID of the enclosing event (an LLM call's and a
+// tool call's at their agent's agent_execution_started, an agent's at its
+// task_started in a crew, a finished or failed event at its started event);
+// 0 means the run's root, the caller's own enclosing span.
 type Event struct {
-	Kind EventKind
+	ID     int64
+	Parent int64
+	Kind   EventKind
 	// Agent is the role of the agent; Task the name (or description) of the
 	// crew task, when there is one.
 	Agent string
@@ -66,28 +74,55 @@ type Event struct {
 // by concurrent runs must be safe for concurrent use.
 type Observer func(Event)
 
-// emitter delivers events to an observer and a logger, one at a time.
+// emitter is what the host gave an agent or crew run: it delivers events
+// to an observer and a logger, one at a time, numbering them, and passes
+// model and tool calls through the host's interceptor.
 type emitter struct {
-	mu     *sync.Mutex
-	obs    Observer
-	logger *slog.Logger
+	mu        *sync.Mutex
+	next      *int64 // the last ID given, guarded by mu
+	obs       Observer
+	logger    *slog.Logger
+	intercept Interceptor
 }
 
 func newEmitter(opts *RunOptions) emitter {
-	e := emitter{mu: &sync.Mutex{}}
+	e := emitter{mu: &sync.Mutex{}, next: new(int64)}
 	if opts != nil {
-		e.obs, e.logger = opts.Observer, opts.Logger
+		e.obs, e.logger, e.intercept = opts.Observer, opts.Logger, opts.Intercept
 	}
 	return e
 }
 
-// emit delivers ev.
-func (e emitter) emit(ctx context.Context, ev Event) {
+// parentKey keys the ID of the enclosing event in a context.
+type parentKey struct{}
+
+// withParent returns ctx marked as running inside event id.
+func withParent(ctx context.Context, id int64) context.Context {
+	if id == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, parentKey{}, id)
+}
+
+// parentOf returns the ID of the event ctx runs inside, 0 at the root.
+func parentOf(ctx context.Context) int64 {
+	id, _ := ctx.Value(parentKey{}).(int64)
+	return id
+}
+
+// emit delivers ev and returns its ID; 0 when nobody listens. An event
+// without a Parent gets the one ctx runs inside.
+func (e emitter) emit(ctx context.Context, ev Event) int64 {
 	if e.obs == nil && e.logger == nil {
-		return
+		return 0
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	*e.next++
+	ev.ID = *e.next
+	if ev.Parent == 0 {
+		ev.Parent = parentOf(ctx)
+	}
 	if e.obs != nil {
 		e.obs(ev)
 	}
@@ -117,4 +152,5 @@ func (e emitter) emit(ctx context.Context, ev Event) {
 		}
 		e.logger.LogAttrs(ctx, level, "action: "+string(ev.Kind), attrs...)
 	}
+	return ev.ID
 }

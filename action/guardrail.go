@@ -43,9 +43,9 @@ func (c *crewRun) checkGuardrails(ctx context.Context, t *TaskSpec, exec *AgentS
 		return "", nil
 	}
 	start := time.Now()
-	c.em.emit(ctx, Event{Kind: EventGuardrailStarted, Agent: exec.Role, Task: label})
-	msg, err := c.guardrailMessage(ctx, t, exec, label, out, sink)
-	ev := Event{Kind: EventGuardrailCompleted, Agent: exec.Role, Task: label, Result: msg, Err: err, Duration: time.Since(start)}
+	id := c.em.emit(ctx, Event{Kind: EventGuardrailStarted, Agent: exec.Role, Task: label})
+	msg, err := c.guardrailMessage(withParent(ctx, id), t, exec, label, out, sink)
+	ev := Event{Kind: EventGuardrailCompleted, Parent: id, Agent: exec.Role, Task: label, Result: msg, Err: err, Duration: time.Since(start)}
 	if msg != "" && err == nil {
 		ev.Err = fmt.Errorf("rejected: %s", msg)
 	}

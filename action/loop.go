@@ -34,6 +34,8 @@ type loop struct {
 	msgs  []llm.Message
 	usage llm.Usage
 	iter  int
+	// turns counts the model calls made so far.
+	turns int
 }
 
 func newLoop(spec *AgentSpec, task AgentTask, em emitter, stream bool, lim *rateLimiter) (*loop, error) {
@@ -133,7 +135,7 @@ func (l *loop) iterate(ctx context.Context) (string, error) {
 			return step.final, nil
 		}
 		call := llm.ToolCall{ID: "react_" + strconv.Itoa(l.iter+1), Name: step.tool, Arguments: step.args}
-		res := l.tb.call(ctx, l.em, l.spec.Role, l.task.Name, call)
+		res := l.tb.call(ctx, l.em, l.toolCall(call, 1))
 		if i := strings.Index(text, "Observation:"); i >= 0 {
 			text = strings.TrimRight(text[:i], " \n")
 		}
@@ -159,12 +161,12 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.ToolCall) (string, bool
 	if parallel {
 		var wg sync.WaitGroup
 		for i, c := range calls {
-			wg.Go(func() { results[i] = l.tb.call(ctx, l.em, l.spec.Role, l.task.Name, c) })
+			wg.Go(func() { results[i] = l.tb.call(ctx, l.em, l.toolCall(c, i+1)) })
 		}
 		wg.Wait()
 	} else {
 		for i, c := range calls {
-			results[i] = l.tb.call(ctx, l.em, l.spec.Role, l.task.Name, c)
+			results[i] = l.tb.call(ctx, l.em, l.toolCall(c, i+1))
 			if results[i].answer {
 				l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, results[i].text))
 				return results[i].text, true
@@ -175,6 +177,12 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.ToolCall) (string, bool
 		l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, results[i].text))
 	}
 	return "", false
+}
+
+// toolCall describes tool call c, at position pos of the latest model
+// response.
+func (l *loop) toolCall(c llm.ToolCall, pos int) Call {
+	return Call{Kind: CallTool, Agent: l.spec.Role, Task: l.task.Name, Name: c.Name, Turn: l.turns, Position: pos, ToolCall: &c}
 }
 
 // downgrade switches a run to the ReAct protocol after the provider refused
@@ -226,30 +234,36 @@ func (l *loop) request(tools bool) *llm.Request {
 	return req
 }
 
-// generate makes one LLM call, rate limited, reported and counted.
+// generate makes one LLM call, rate limited, reported, counted and passed
+// through the host's interceptor.
 func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if err := l.lim.wait(ctx); err != nil {
 		return nil, err
 	}
+	l.turns++
 	role, task := l.spec.Role, l.task.Name
-	l.em.emit(ctx, Event{Kind: EventLLMStarted, Agent: role, Task: task, Iteration: l.iter})
+	id := l.em.emit(ctx, Event{Kind: EventLLMStarted, Agent: role, Task: task, Model: l.spec.ModelName, Iteration: l.iter})
 	start := time.Now()
-	var resp *llm.Response
-	var err error
-	if l.stream {
-		resp, err = llm.Collect(l.chunks(ctx, l.spec.Model.Stream(ctx, req)))
-	} else {
-		resp, err = l.spec.Model.Generate(ctx, req)
-	}
+	call := Call{Kind: CallModel, Agent: role, Task: task, Name: l.spec.ModelName, Turn: l.turns, Request: req, Stream: l.stream}
+	resp, err := l.em.interceptedModel(withParent(ctx, id), call, func(ctx context.Context) (*llm.Response, error) {
+		if l.stream {
+			return llm.Collect(l.chunks(ctx, l.spec.Model.Stream(ctx, req)))
+		}
+		return l.spec.Model.Generate(ctx, req)
+	})
 	if err == nil && resp == nil {
 		err = errEmptyReply
 	}
 	if err != nil {
-		l.em.emit(ctx, Event{Kind: EventLLMFailed, Agent: role, Task: task, Err: err, Duration: time.Since(start), Iteration: l.iter})
+		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: time.Since(start), Iteration: l.iter})
 		return nil, err
 	}
 	l.usage.Add(resp.Usage)
-	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Agent: role, Task: task, Model: resp.Model, Usage: resp.Usage, Duration: time.Since(start), Iteration: l.iter})
+	model := resp.Model
+	if model == "" {
+		model = l.spec.ModelName
+	}
+	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: time.Since(start), Iteration: l.iter})
 	return resp, nil
 }
 

@@ -137,24 +137,27 @@ type callResult struct {
 }
 
 // call runs one tool call and reports it to em.
-func (tb *toolbox) call(ctx context.Context, em emitter, agent, task string, c llm.ToolCall) callResult {
+func (tb *toolbox) call(ctx context.Context, em emitter, at Call) callResult {
+	c := *at.ToolCall
+	agent, task := at.Agent, at.Task
 	start := time.Now()
-	em.emit(ctx, Event{Kind: EventToolStarted, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments})
-	res, reason, err := tb.run(ctx, c)
+	id := em.emit(ctx, Event{Kind: EventToolStarted, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments})
+	res, reason, err := tb.run(withParent(ctx, id), em, at)
 	if err != nil {
 		tb.mu.Lock()
 		tb.failures = append(tb.failures, ToolFailure{Tool: c.Name, Reason: reason, Message: res.text, Arguments: c.Arguments})
 		tb.mu.Unlock()
-		em.emit(ctx, Event{Kind: EventToolError, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Err: err, Duration: time.Since(start)})
+		em.emit(ctx, Event{Kind: EventToolError, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Err: err, Duration: time.Since(start)})
 		return res
 	}
-	em.emit(ctx, Event{Kind: EventToolFinished, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Duration: time.Since(start)})
+	em.emit(ctx, Event{Kind: EventToolFinished, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Duration: time.Since(start)})
 	return res
 }
 
 // run does the work of call: it returns the observation, and for a failure
-// its reason and error.
-func (tb *toolbox) run(ctx context.Context, c llm.ToolCall) (callResult, string, error) {
+// its reason and error. The tool itself runs through em's interceptor.
+func (tb *toolbox) run(ctx context.Context, em emitter, at Call) (callResult, string, error) {
+	c := *at.ToolCall
 	e := tb.lookup(c.Name)
 	if e == nil {
 		err := fmt.Errorf("unknown tool %q", c.Name)
@@ -173,7 +176,8 @@ func (tb *toolbox) run(ctx context.Context, c llm.ToolCall) (callResult, string,
 			return invalidArgs(e, err)
 		}
 	}
-	v, err := tb.invoke(ctx, e.tool, args)
+	at.Name = e.spec.Name
+	v, err := em.intercepted(ctx, at, func(ctx context.Context) (any, error) { return tb.invoke(ctx, e.tool, args) })
 	if err != nil {
 		var ae *ArgumentError
 		switch {

@@ -57,6 +57,16 @@ func (e *Engine) model(ctx context.Context, c *LLMConfig) (llm.LLM, error) {
 	return nil, errNoModel
 }
 
+// modelName is the name of the model an agent with LLM config c uses, as
+// events and interceptors report it: the model its definition names, else
+// the engine's default model; "" when neither names one.
+func (e *Engine) modelName(c *LLMConfig) string {
+	if c != nil && c.Model != "" {
+		return c.Model
+	}
+	return e.defaultModel
+}
+
 // checkAgent reports what keeps an agent definition from being built:
 // CrewAI finds these when the agent runs, Troupe before the flow starts.
 func (e *Engine) checkAgent(a *Agent, where string) error {
@@ -82,7 +92,7 @@ func (e *Engine) agentSpec(ctx context.Context, a *Agent, where string) (*action
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	spec := &action.AgentSpec{Name: a.Name, Role: a.Role, Goal: a.Goal, Backstory: a.Backstory, Model: m,
-		ResponseSchema: a.ResponseSchema}
+		ModelName: e.modelName(a.LLM), ResponseSchema: a.ResponseSchema}
 	if a.MaxIter != nil {
 		spec.MaxIter = *a.MaxIter
 	}
@@ -181,12 +191,11 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 			return nil, err
 		}
 		r.withMemory(spec, truthy(ag.Extra["memory"]))
-		e.interceptAgent(spec)
 		task := action.AgentTask{Input: s, ResponseSchema: ag.ResponseSchema}
 		if task.Context, err = r.knowledgeContext(ctx, ag.Extra["knowledge_sources"], s); err != nil {
 			return nil, fmt.Errorf("%s: knowledge_sources: %w", where, err)
 		}
-		out, err := action.RunAgent(ctx, spec, task, r.agentOptions(sc.method))
+		out, err := action.RunAgent(ctx, spec, task, r.agentOptions(ctx, sc.method))
 		if err != nil {
 			return nil, err
 		}
@@ -195,20 +204,43 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 	}, nil
 }
 
-// agentOptions forwards agent, LLM and tool events into the run's events.
-func (r *run) agentOptions(method string) *action.RunOptions {
+// agentOptions forwards agent, LLM and tool events into the run's events,
+// each under its enclosing event (the outermost under the method's), and
+// passes model and tool calls through the engine's interceptors.
+func (r *run) agentOptions(ctx context.Context, method string) *action.RunOptions {
 	opts := &action.RunOptions{Stream: r.p.def.Config.Stream}
 	if r.e.logger.Enabled(context.Background(), -4) {
 		opts.Logger = r.e.logger
 	}
+	if len(r.e.intercept) > 0 {
+		opts.Intercept = r.e.interceptCalls
+	}
 	if r.events != nil {
+		root := spanOf(ctx)
+		// seqs maps the agent's event IDs to the run's sequence numbers;
+		// the observer is called one event at a time.
+		seqs := map[int64]int64{}
 		opts.Observer = func(ev action.Event) {
-			r.events.emit(Event{Kind: EventKind(ev.Kind), Method: method, Agent: ev.Agent, Model: ev.Model,
-				Tool: ev.Tool, Arguments: ev.Arguments, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
+			parent := root
+			if p, ok := seqs[ev.Parent]; ok {
+				parent = p
+			}
+			seqs[ev.ID] = r.events.emit(Event{Kind: EventKind(ev.Kind), Parent: parent, Method: method, Agent: ev.Agent,
+				Model: ev.Model, Tool: ev.Tool, Arguments: ev.Arguments, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
 				Err: ev.Err, Duration: ev.Duration})
 		}
 	}
 	return opts
+}
+
+// spanKey keys, in a method's context, the sequence number of the event
+// its own events nest under.
+type spanKey struct{}
+
+// spanOf returns the sequence number of the event ctx's work nests under.
+func spanOf(ctx context.Context) int64 {
+	seq, _ := ctx.Value(spanKey{}).(int64)
+	return seq
 }
 
 func (r *run) addUsage(u llm.Usage) {

@@ -61,7 +61,7 @@ func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn,
 		if err := r.crewExtras(ctx, crew, spec); err != nil {
 			return nil, err
 		}
-		out, err := action.RunCrew(ctx, spec, inputs, r.agentOptions(sc.method))
+		out, err := action.RunCrew(ctx, spec, inputs, r.agentOptions(ctx, sc.method))
 		if err != nil {
 			return nil, err
 		}
@@ -145,16 +145,7 @@ func (e *Engine) crewSpec(ctx context.Context, c *Crew) (*action.CrewSpec, error
 		if err != nil {
 			return nil, fmt.Errorf("crew manager: %w", err)
 		}
-		spec.ManagerModel = m
-		if len(e.intercept) > 0 {
-			spec.ManagerModel = interceptedModel{LLM: m, e: e}
-		}
-	}
-	for _, s := range spec.Agents {
-		e.interceptAgent(s)
-	}
-	if spec.Manager != nil {
-		e.interceptAgent(spec.Manager)
+		spec.ManagerModel, spec.ManagerModelName = m, e.modelName(c.ManagerLLM)
 	}
 	return spec, nil
 }

@@ -71,6 +71,7 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 	if r.events != nil {
 		started = time.Now()
 		ev = r.methodEvent(MethodStarted, cm, parent, nil, nil, started)
+		ctx = withSpan(ctx, ev, parent)
 	}
 	var d done
 	var err error
@@ -102,6 +103,18 @@ func (r *run) methodEvent(kind EventKind, cm *cmethod, parent int64, out any, er
 		ev.Duration = time.Since(started)
 	}
 	return r.events.emitMethod(ev)
+}
+
+// withSpan marks ctx as the work of the method whose started event is ev
+// (when method events are suppressed, of its parent), so that agent and
+// tool events nest under it.
+//
+//go:noinline
+func withSpan(ctx context.Context, ev, parent int64) context.Context {
+	if ev == 0 {
+		ev = parent
+	}
+	return context.WithValue(ctx, spanKey{}, ev)
 }
 
 // methodFailed reports a method's failure and wraps it in a MethodError (a pause

@@ -2,13 +2,9 @@ package flow
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"iter"
 	"sync/atomic"
 
 	"github.com/troupe-dev/troupe/action"
-	"github.com/troupe-dev/troupe/llm"
 )
 
 // Kinds of Effect.
@@ -41,7 +37,8 @@ type Effect struct {
 // and the function that performs it, and returns what the function
 // returns (an LLM call returns *llm.Response, a tool call its result). It
 // may call next once, skip it (returning a recorded result), or retry it.
-// Streaming model calls are not intercepted.
+// Streamed model calls are intercepted too: next returns the collected
+// response once every chunk went out as an event.
 type Interceptor func(ctx context.Context, c Effect, next func(context.Context) (any, error)) (any, error)
 
 // WithInterceptor wraps every side effect in i. Several interceptors nest
@@ -92,60 +89,17 @@ func sideCall(ctx context.Context, kind, name string) (Effect, bool) {
 	return c, true
 }
 
-// interceptAgent makes an agent's model and tools go through the engine's
-// interceptors.
-func (e *Engine) interceptAgent(spec *action.AgentSpec) {
-	if len(e.intercept) == 0 {
-		return
+// interceptCalls passes an agent's or crew's model and tool calls through
+// the engine's interceptors. The tools and the model are not wrapped, so
+// nothing the agent knows about them changes.
+func (e *Engine) interceptCalls(ctx context.Context, c action.Call, next func(context.Context) (any, error)) (any, error) {
+	kind := EffectTool
+	if c.Kind == action.CallModel {
+		kind = EffectLLM
 	}
-	spec.Model = interceptedModel{LLM: spec.Model, e: e}
-	for i, t := range spec.Tools {
-		spec.Tools[i] = interceptedTool{Tool: t, e: e}
-	}
-}
-
-type interceptedModel struct {
-	llm.LLM
-	e *Engine
-}
-
-func (m interceptedModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	c, ok := sideCall(ctx, EffectLLM, req.Model)
+	eff, ok := sideCall(ctx, kind, c.Name)
 	if !ok {
-		return m.LLM.Generate(ctx, req)
+		return next(ctx)
 	}
-	out, err := m.e.intercepted(ctx, c, func(ctx context.Context) (any, error) { return m.LLM.Generate(ctx, req) })
-	if err != nil {
-		return nil, err
-	}
-	resp, ok := out.(*llm.Response)
-	if !ok {
-		return nil, fmt.Errorf("flow: an interceptor returned %T for an LLM call; want *llm.Response", out)
-	}
-	return resp, nil
-}
-
-func (m interceptedModel) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chunk, error] {
-	return m.LLM.Stream(ctx, req)
-}
-
-// Capabilities reports the wrapped model's capabilities.
-func (m interceptedModel) Capabilities() llm.Capabilities {
-	if cr, ok := m.LLM.(llm.CapabilityReporter); ok {
-		return cr.Capabilities()
-	}
-	return llm.Capabilities{ToolCalls: true, ParallelToolCalls: true, StructuredOutput: true, Streaming: true}
-}
-
-type interceptedTool struct {
-	action.Tool
-	e *Engine
-}
-
-func (t interceptedTool) Call(ctx context.Context, args json.RawMessage) (any, error) {
-	c, ok := sideCall(ctx, EffectTool, t.Spec().Name)
-	if !ok {
-		return t.Tool.Call(ctx, args)
-	}
-	return t.e.intercepted(ctx, c, func(ctx context.Context) (any, error) { return t.Tool.Call(ctx, args) })
+	return e.intercepted(ctx, eff, next)
 }
