@@ -2,7 +2,6 @@ package cel
 
 import (
 	"fmt"
-	"sync"
 
 	celgo "cel.dev/cel-go/cel"
 	celenv "cel.dev/cel-go/common/env"
@@ -10,6 +9,8 @@ import (
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/ext"
+
+	"github.com/troupe-dev/troupe/internal/lru"
 )
 
 // Root variable names a flow expression can read.
@@ -23,15 +24,20 @@ const (
 // cancellable context.
 const interruptEvery = 64
 
-// Env is the CEL environment of a flow definition. It compiles expressions and
-// templates once per source text and caches them for its lifetime, so create
-// one per definition (or share one across definitions that live together).
+// CacheSize is how many compiled expressions, and how many compiled
+// templates, an Env keeps (the least recently used go first).
+const CacheSize = 2048
+
+// Env is the CEL environment of flow definitions. It compiles expressions and
+// templates once per source text and keeps the most recently used ones, so
+// definitions that share an Env share their compiled expressions, and a
+// process that sees ever new definitions keeps a bounded amount of memory.
 // It is safe for concurrent use.
 type Env struct {
 	env       *celgo.Env
 	progOpts  []celgo.ProgramOption
-	programs  sync.Map // normalised source -> *Program
-	templates sync.Map // template text -> *Template
+	programs  *lru.Cache[string, *Program]  // normalised source -> program
+	templates *lru.Cache[string, *Template] // template text -> template
 }
 
 // NewEnv returns an environment with cel-go's standard library, the ext
@@ -55,7 +61,9 @@ func NewEnv() (*Env, error) {
 		return nil, fmt.Errorf("cel: building the CEL environment: %w", err)
 	}
 	return &Env{
-		env: env,
+		env:       env,
+		programs:  lru.New[string, *Program](CacheSize),
+		templates: lru.New[string, *Template](CacheSize),
 		progOpts: []celgo.ProgramOption{
 			celgo.EvalOptions(celgo.OptOptimize),
 			celgo.InterruptCheckFrequency(interruptEvery),
@@ -110,8 +118,8 @@ func (e *Env) Compile(expr string) (*Program, error) {
 
 // compileSource compiles src as is (already stripped), through the cache.
 func (e *Env) compileSource(src string) (*Program, *CompileError) {
-	if p, ok := e.programs.Load(src); ok {
-		return p.(*Program), nil
+	if p, ok := e.programs.Get(src); ok {
+		return p, nil
 	}
 	parsed, iss := e.env.Parse(src)
 	if iss != nil && iss.Err() != nil {
@@ -132,6 +140,5 @@ func (e *Env) compileSource(src string) (*Program, *CompileError) {
 		return nil, &CompileError{Code: CodeInvalid, Expr: src, Message: invalidText("", src, err.Error())}
 	}
 	p := &Program{expr: src, prg: prg, loops: hasComprehension(parsed.NativeRep().Expr())}
-	actual, _ := e.programs.LoadOrStore(src, p)
-	return actual.(*Program), nil
+	return e.programs.Add(src, p), nil
 }

@@ -64,15 +64,14 @@ func (t *Template) Programs() []*Program {
 // CompileTemplate compiles a template string. Compiled templates are cached
 // by text. Errors are *CompileError, with CrewAI's texts.
 func (e *Env) CompileTemplate(s string) (*Template, error) {
-	if t, ok := e.templates.Load(s); ok {
-		return t.(*Template), nil
+	if t, ok := e.templates.Get(s); ok {
+		return t, nil
 	}
 	t, cerr := e.compileTemplate(s)
 	if cerr != nil {
 		return nil, cerr
 	}
-	actual, _ := e.templates.LoadOrStore(s, t)
-	return actual.(*Template), nil
+	return e.templates.Add(s, t), nil
 }
 
 func (e *Env) compileTemplate(s string) (*Template, *CompileError) {

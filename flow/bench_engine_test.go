@@ -262,7 +262,7 @@ func BenchmarkW5Chain1000(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			def := goChain(b, 1000)
-			if err := flow.NewEngine().Compile(def); err != nil {
+			if _, err := flow.NewEngine().Compile(def); err != nil {
 				b.Fatal(err)
 			}
 		}

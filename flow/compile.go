@@ -11,9 +11,16 @@ import (
 	"github.com/troupe-dev/troupe/memory"
 )
 
-// program is a definition compiled for one engine: resolved actions,
-// compiled CEL, and the trigger graph indexed by event.
-type program struct {
+// A Program is a definition compiled for one engine: resolved actions,
+// compiled CEL, and the trigger graph indexed by event. It runs, streams
+// and resumes the definition any number of times, concurrently.
+//
+// Get one from [Engine.Compile] and keep it as long as the definition is in
+// use: a service that parses definitions per request compiles each and
+// drops it with the request. The definition must not change after it was
+// compiled.
+type Program struct {
+	e        *Engine
 	def      *Definition
 	methods  []*cmethod
 	byName   map[string]int
@@ -120,7 +127,7 @@ func (t *targets) len() int {
 }
 
 // newTargets lists the listeners idx of event.
-func (p *program) newTargets(event string, idx []int) *targets {
+func (p *Program) newTargets(event string, idx []int) *targets {
 	if len(idx) == 0 {
 		return nil
 	}
@@ -141,7 +148,7 @@ type listeners struct {
 
 // index fills p.routes, each method's listeners and each router's routes
 // from the event maps.
-func (p *program) index() {
+func (p *Program) index() {
 	on := map[string]*listeners{}
 	get := func(ev string) *listeners {
 		ls := on[ev]
@@ -252,11 +259,12 @@ func (c *ccond) flatness() flatness {
 	return flatAny
 }
 
-func (e *Engine) compile(def *Definition) (*program, error) {
+func (e *Engine) compile(def *Definition) (*Program, error) {
 	if e.envErr != nil {
 		return nil, e.envErr
 	}
-	p := &program{
+	p := &Program{
+		e:        e,
 		def:      def,
 		byName:   map[string]int{},
 		routers:  map[string][]int{},
@@ -289,7 +297,7 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 		return nil, ErrScriptsDisabled
 	}
 	if len(problems) > 0 {
-		return nil, &BuildError{Flow: def.Name, Problems: problems}
+		return nil, &CompileError{Flow: def.Name, Problems: problems}
 	}
 	for _, cm := range p.methods {
 		m := cm.m
@@ -356,7 +364,7 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 
 // findRacers marks, for each or-listener, the alternatives that are methods
 // whose completion feeds nothing else.
-func (p *program) findRacers() {
+func (p *Program) findRacers() {
 	for _, cm := range p.methods {
 		if !cm.orMulti {
 			continue

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"strings"
@@ -10,16 +9,19 @@ import (
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
+	"github.com/troupe-dev/troupe/internal/lru"
 	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/memory"
 )
 
 // An Engine runs definitions. It holds what a definition refers to by name
-// (code handlers, tools) and what runs need (event sinks, a logger).
+// (code handlers, tools, guardrails), given as options to NewEngine, and
+// what runs need (models, stores, event sinks, a logger).
 //
-// Register handlers and tools before the first Run of a definition: a
-// definition is compiled against the engine once, on first use. An Engine is
-// safe for concurrent use; so is running one Definition many times at once.
+// Compile turns a definition into a [Program] the caller keeps and runs;
+// Run, Stream and Resume are conveniences that compile on first use and
+// keep the most recently used programs in a bounded cache. An Engine is
+// safe for concurrent use; so is running one Program many times at once.
 type Engine struct {
 	mu           sync.RWMutex
 	code         map[string]Handler
@@ -39,12 +41,16 @@ type Engine struct {
 	onEvent      func(Event)
 	env          *cel.Env
 	envErr       error
-	compiled     sync.Map // *Definition -> *program
-	// last is the program most recently looked up, which saves the map
-	// lookup when one definition runs again and again.
-	last      atomic.Pointer[program]
+	cacheSize    int
+	cache        *lru.Cache[*Definition, *Program]
+	// last is the program most recently looked up, which saves the cache's
+	// lock when one definition runs again and again (BenchmarkW1Chain10
+	// and friends run through Engine.Run).
+	last      atomic.Pointer[Program]
 	workers   workers
 	intercept []Interceptor
+	// compileMu keeps two callers from compiling one definition at once
+	// for the cache: compiling may open persistence backends.
 	compileMu sync.Mutex
 }
 
@@ -62,6 +68,7 @@ func NewEngine(opts ...Option) *Engine {
 		logger:       slog.New(slog.DiscardHandler),
 		python:       "python3",
 	}
+	e.cacheSize = DefaultProgramCache
 	e.env, e.envErr = cel.NewEnv()
 	if v := strings.ToLower(strings.TrimSpace(os.Getenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION"))); v == "1" || v == "true" || v == "yes" {
 		e.scripts = true
@@ -69,6 +76,7 @@ func NewEngine(opts ...Option) *Engine {
 	for _, o := range opts {
 		o(e)
 	}
+	e.cache = lru.New[*Definition, *Program](e.cacheSize)
 	return e
 }
 
@@ -123,22 +131,6 @@ func WithLogger(l *slog.Logger) Option {
 // time per run. fn must not block for long: runs wait for it.
 func WithEvents(fn func(Event)) Option { return func(e *Engine) { e.onEvent = fn } }
 
-// Code registers a Go handler under a code ref. It must be called before
-// the first Run of a definition that uses the ref.
-func (e *Engine) Code(ref string, h Handler) {
-	e.mu.Lock()
-	e.code[ref] = h
-	e.mu.Unlock()
-}
-
-// Tool registers a tool under a ref (and under its own name).
-func (e *Engine) Tool(ref string, t action.Tool) {
-	e.mu.Lock()
-	e.tools[ref] = t
-	e.tools[t.Spec().Name] = t
-	e.mu.Unlock()
-}
-
 func (e *Engine) handler(ref string) (Handler, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -159,39 +151,26 @@ func (e *Engine) tool(ref string) (action.Tool, bool) {
 	return nil, false
 }
 
-// Compile prepares def for running on this engine and reports every
-// unresolvable action (unregistered refs, disabled scripts) before anything
-// runs. Run compiles on first use; call Compile to fail early.
-func (e *Engine) Compile(def *Definition) error {
-	_, err := e.program(def)
-	return err
-}
-
-func (e *Engine) program(def *Definition) (*program, error) {
+// program returns def's program from the cache, compiling and caching it
+// on first use.
+func (e *Engine) program(def *Definition) (*Program, error) {
 	if p := e.last.Load(); p != nil && p.def == def {
 		return p, nil
 	}
-	if p, ok := e.compiled.Load(def); ok {
-		e.last.Store(p.(*program))
-		return p.(*program), nil
+	if p, ok := e.cache.Get(def); ok {
+		e.last.Store(p)
+		return p, nil
 	}
 	e.compileMu.Lock()
 	defer e.compileMu.Unlock()
-	if p, ok := e.compiled.Load(def); ok {
-		return p.(*program), nil
+	if p, ok := e.cache.Get(def); ok {
+		return p, nil
 	}
 	p, err := e.compile(def)
 	if err != nil {
 		return nil, err
 	}
-	e.compiled.Store(def, p)
+	p = e.cache.Add(def, p)
+	e.last.Store(p)
 	return p, nil
-}
-
-// Run runs def once with inputs merged into its initial state and returns
-// the result. A failing method stops the run: its siblings are cancelled
-// and the error, a *MethodError, names the method. Cancelling ctx stops the
-// run promptly.
-func (e *Engine) Run(ctx context.Context, def *Definition, inputs map[string]any) (*Result, error) {
-	return e.run(ctx, def, inputs, e.onEvent)
 }

@@ -158,7 +158,7 @@ methods:
   bad: {listen: ok, do: {ref: "no-colon"}}
 `)
 	_, err := eng.Run(context.Background(), def, nil)
-	var be *flow.BuildError
+	var be *flow.CompileError
 	require.ErrorAs(t, err, &be)
 	assert.False(t, ran)
 	assert.Contains(t, err.Error(), "Cannot build flow 'Refs' from its definition; methods with unresolvable actions: missing: unresolvable do ref 't:nowhere'")

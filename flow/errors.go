@@ -21,9 +21,10 @@ func (e *MethodError) Error() string {
 // Unwrap returns the cause.
 func (e *MethodError) Unwrap() error { return e.Err }
 
-// BuildError lists the methods whose actions cannot be resolved on an
-// engine: unregistered refs, malformed refs, missing tools.
-type BuildError struct {
+// CompileError lists the methods whose actions cannot be resolved on an
+// engine: unregistered refs, malformed refs, missing tools. Compile
+// returns it (and Run, which compiles on first use).
+type CompileError struct {
 	Flow     string
 	Problems []MethodProblem
 }
@@ -35,7 +36,7 @@ type MethodProblem struct {
 }
 
 // Error lists the unresolvable actions in CrewAI's words.
-func (e *BuildError) Error() string {
+func (e *CompileError) Error() string {
 	s := fmt.Sprintf("flow: Cannot build flow '%s' from its definition; methods with unresolvable actions: ", e.Flow)
 	for i, p := range e.Problems {
 		if i > 0 {

@@ -52,7 +52,7 @@ type persistence struct {
 
 // compilePersist resolves each method's effective persist block: its own,
 // else the flow's.
-func (e *Engine) compilePersist(p *program) error {
+func (e *Engine) compilePersist(p *Program) error {
 	def := p.def
 	cache := map[*Persist]Store{}
 	resolve := func(pb *Persist) (Store, error) {

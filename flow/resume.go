@@ -45,7 +45,7 @@ func (e *Engine) Resume(ctx context.Context, def *Definition, flowID, feedback s
 }
 
 // resumeStore is where a definition's runs are saved.
-func (e *Engine) resumeStore(p *program) Store {
+func (e *Engine) resumeStore(p *Program) Store {
 	if p.flowStore != nil {
 		return p.flowStore
 	}
@@ -61,7 +61,7 @@ func (e *Engine) resumeStore(p *program) Store {
 // run.
 var ErrDefinitionChanged = errors.New("flow: the definition changed since the run was saved")
 
-func checkResumable(def *Definition, p *program, snap *Snapshot) error {
+func checkResumable(def *Definition, p *Program, snap *Snapshot) error {
 	if snap.Status == StatusCompleted {
 		return fmt.Errorf("flow: run %s already completed; start a new run instead", snap.FlowID)
 	}

@@ -16,7 +16,7 @@ import (
 // program's pool: everything that outlives a run (its Result, the State
 // handle given to handlers and the lock they share) is in its runOut.
 type run struct {
-	p *program
+	p *Program
 	e *Engine
 	// res is the result as it is built: the state, outputs, trace, last
 	// output and usage live there.
@@ -121,19 +121,17 @@ type runSide struct {
 	saves   saver
 }
 
-func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any, sink func(Event)) (*Result, error) {
-	p, err := e.program(def)
-	if err != nil {
-		return nil, err
-	}
+func (p *Program) run(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
+	e := p.e
 	var stored map[string]any
+	var err error
 	if p.flowStore != nil {
 		stored, err = e.restore(ctx, p, inputs)
 		if err != nil {
 			return nil, err
 		}
 	}
-	state, id, err := p.state.initial(stored, inputs, e.logger, def.Name)
+	state, id, err := p.state.initial(stored, inputs, e.logger, p.def.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +142,7 @@ func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any
 // restore returns the saved state of the run whose id the inputs name, as
 // CrewAI restores a flow with persistence: a run with a known id starts
 // from its saved state.
-func (e *Engine) restore(ctx context.Context, p *program, inputs map[string]any) (map[string]any, error) {
+func (e *Engine) restore(ctx context.Context, p *Program, inputs map[string]any) (map[string]any, error) {
 	id, ok := inputs["id"]
 	if !ok || id == nil {
 		return nil, nil
@@ -160,7 +158,7 @@ func (e *Engine) restore(ctx context.Context, p *program, inputs map[string]any)
 	return nil, err
 }
 
-func newRun(e *Engine, p *program, state map[string]any, id string) *run {
+func newRun(e *Engine, p *Program, state map[string]any, id string) *run {
 	n := len(p.methods)
 	out := newRunOut(n)
 	out.res.RunID, out.res.State, out.res.Outputs = id, state, make(map[string]any, n)

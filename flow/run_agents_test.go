@@ -323,7 +323,7 @@ func TestCrewAndAgentRowsThatFailAtRunTime(t *testing.T) {
 			// Problems Troupe can see before running are build errors;
 			// the crew folder is only read when the method runs.
 			var me *flow.MethodError
-			var be *flow.BuildError
+			var be *flow.CompileError
 			switch {
 			case errors.As(err, &be):
 				require.Len(t, be.Problems, 1)
@@ -331,7 +331,7 @@ func TestCrewAndAgentRowsThatFailAtRunTime(t *testing.T) {
 			case errors.As(err, &me):
 				assert.Equal(t, method, me.Method)
 			default:
-				t.Fatalf("want a *flow.BuildError or *flow.MethodError, got %T", err)
+				t.Fatalf("want a *flow.CompileError or *flow.MethodError, got %T", err)
 			}
 			if c.is != nil {
 				assert.ErrorIs(t, err, c.is)

@@ -5,20 +5,20 @@ import (
 	"iter"
 )
 
-// Stream runs def like Run and yields its events as they happen. The last
-// event is flow_finished, carrying the Result, unless the run fails: then
-// the sequence ends with the error. Stopping the iteration early cancels
-// the run.
-func (e *Engine) Stream(ctx context.Context, def *Definition, inputs map[string]any) iter.Seq2[Event, error] {
+// stream calls run with a sink and yields the events it receives as they
+// happen, then the run's error if any. Stopping the iteration early
+// cancels the run.
+func (p *Program) stream(ctx context.Context, run func(ctx context.Context, sink func(Event)) error) iter.Seq2[Event, error] {
+	onEvent := p.e.onEvent
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		events := make(chan Event, 64)
 		done := make(chan error, 1)
 		go func() {
-			_, err := e.run(ctx, def, inputs, func(ev Event) {
-				if e.onEvent != nil {
-					e.onEvent(ev)
+			err := run(ctx, func(ev Event) {
+				if onEvent != nil {
+					onEvent(ev)
 				}
 				select {
 				case events <- ev:
