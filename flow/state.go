@@ -8,6 +8,14 @@ import (
 // State is the mutable state of one run, shared by its methods. All methods
 // are safe for concurrent use.
 //
+// State holds JSON data (nil, bool, int64, float64, string, []any and
+// map[string]any), which CEL reads, snapshots persist and a resumed run gets
+// back. Set and Update convert other Go values by the rule that applies to
+// a handler's output: Go integers become int64, float32 float64, []string
+// and map[string]string the generic forms, a struct (or anything else) what
+// encoding/json makes of it. So a struct stored with Set reads back as a
+// map[string]any, keyed by its JSON field names.
+//
 // Values stored in State are treated as immutable: Get returns them as
 // stored, so change a nested map or list by storing a new one with Set or
 // Update rather than editing it in place.
@@ -30,8 +38,9 @@ func (s *State) Value(key string) any {
 	return v
 }
 
-// Set stores value under key.
+// Set stores value under key, converted to JSON data.
 func (s *State) Set(key string, value any) {
+	value = normalize(value)
 	s.mu.Lock()
 	s.m[key] = value
 	s.mu.Unlock()
@@ -45,12 +54,18 @@ func (s *State) Delete(key string) {
 }
 
 // Update calls fn with the state map while holding the state's lock, for
-// changes that read and write several keys at once. fn must not keep m
-// nor call the State's methods.
+// changes that read and write several keys at once; what fn stores is then
+// converted to JSON data, as Set does. fn must not keep m nor call the
+// State's methods.
 func (s *State) Update(fn func(m map[string]any)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fn(s.m)
+	for k, v := range s.m {
+		if !isData(v) {
+			s.m[k] = normalize(v)
+		}
+	}
 }
 
 // ID returns the run's state id.
