@@ -44,7 +44,7 @@ func (e *Engine) Run(ctx context.Context, def *Definition, inputs map[string]any
 	if err != nil {
 		return nil, err
 	}
-	return p.Run(ctx, inputs)
+	return p.run(ctx, inputs, e.onEvent)
 }
 
 // Stream compiles def (or takes it from the engine's cache) and streams a

@@ -44,6 +44,9 @@ type run struct {
 	// is set while it does.
 	batch     batch
 	batchBusy atomic.Bool
+	// watched is set when the caller may stop waiting for the run (its
+	// context can be cancelled): methods then count themselves running.
+	watched bool
 }
 
 // runOut is the part of a run that outlives it.
@@ -189,7 +192,7 @@ func (r *run) release() {
 	// Drop what the run referred to, field by field: clearing the whole
 	// struct would also rewrite the buffers kept for the next run.
 	r.p, r.e, r.res, r.mu, r.stateHandle = nil, nil, nil, nil, nil
-	r.failed, r.mem, r.events, r.side = nil, nil, nil, nil
+	r.failed, r.mem, r.events, r.side, r.watched = nil, nil, nil, nil, false
 	r.spare.Store(nil)
 	r.input = Input{}
 	if !p.spare.CompareAndSwap(nil, r) {
@@ -201,6 +204,13 @@ func (r *run) release() {
 // The run goes back to the pool only when it returns normally: after a
 // panic some of its goroutines may still use it.
 func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
+	if sink != nil {
+		def := r.p.def
+		r.events = &eventLog{sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
+	}
+	if ctx.Done() != nil {
+		return r.watch(ctx, inputs, sink)
+	}
 	res, err := r.drive(ctx, inputs, sink)
 	r.release()
 	return res, err
@@ -208,9 +218,6 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 
 func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
 	def := r.p.def
-	if sink != nil {
-		r.events = &eventLog{sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
-	}
 	debug := r.debug(ctx)
 	var start time.Time
 	var root int64
@@ -290,6 +297,7 @@ func (r *run) ended(ctx context.Context, ev Event, start time.Time, debug bool, 
 type methodState struct {
 	calls       atomic.Int32
 	invocations atomic.Int32
+	running     atomic.Int32 // runs of the method under way, in watched runs
 	fired       bool // an or-listener that fired this cycle
 	completed   bool
 	seen        int32 // leaves of its condition seen this cycle
