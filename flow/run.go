@@ -298,7 +298,7 @@ type methodState struct {
 	calls       atomic.Int32
 	invocations atomic.Int32
 	running     atomic.Int32 // runs of the method under way, in watched runs
-	fired       bool // an or-listener that fired this cycle
+	fired       bool         // an or-listener that fired this cycle
 	completed   bool
 	seen        int32 // leaves of its condition seen this cycle
 }
