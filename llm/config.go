@@ -32,7 +32,9 @@ type Config struct {
 	// Stop lists stop sequences sent with every call.
 	Stop []string
 	// Extra holds every other key of the definition (api_version,
-	// reasoning_effort, max_retries, ...), for the provider to interpret.
+	// reasoning_effort, max_retries, ...), for the provider to interpret;
+	// the settings a provider reads itself go through [Config.ExtraInt]
+	// and [Config.ExtraString], so a mistyped one fails the model's build.
 	Extra map[string]any
 }
 

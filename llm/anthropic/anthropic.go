@@ -84,7 +84,10 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	if key != "" {
 		ropts = append(ropts, option.WithAPIKey(key))
 	}
-	retry := o.retry.ForConfig(cfg)
+	retry, err := o.retry.ForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	c := sdk.NewClient(ropts...)
 	return &Model{
 		cfg:     cfg,

@@ -102,13 +102,22 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	if key != "" {
 		ropts = append(ropts, option.WithAPIKey(key))
 	}
-	if org, ok := cfg.Extra["organization"].(string); ok && org != "" {
-		ropts = append(ropts, option.WithOrganization(org))
+	for _, h := range [...]struct {
+		key string
+		opt func(string) option.RequestOption
+	}{{"organization", option.WithOrganization}, {"project", option.WithProject}} {
+		v, _, err := cfg.ExtraString(h.key)
+		if err != nil {
+			return nil, err
+		}
+		if v != "" {
+			ropts = append(ropts, h.opt(v))
+		}
 	}
-	if proj, ok := cfg.Extra["project"].(string); ok && proj != "" {
-		ropts = append(ropts, option.WithProject(proj))
+	retry, err := o.retry.ForConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
-	retry := o.retry.ForConfig(cfg)
 	return &Model{
 		cfg:     cfg,
 		model:   model,
