@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -55,6 +56,10 @@ func (c Config) ProviderModel() (provider, model string) {
 
 // A ConfigError reports a bad key in an LLM definition.
 type ConfigError struct {
+	// Model is the model string of the definition, when known; the error
+	// then reads `llm: model "openai/gpt-4o": key: msg` instead of
+	// `llm: config: key: msg`.
+	Model string
 	// Key is the definition's key at fault ("" when the whole value is).
 	Key string
 	// Msg says what is wrong.
@@ -63,10 +68,14 @@ type ConfigError struct {
 
 // Error implements error.
 func (e *ConfigError) Error() string {
-	if e.Key == "" {
-		return "llm: config: " + e.Msg
+	prefix := "llm: config: "
+	if e.Model != "" {
+		prefix = "llm: model " + strconv.Quote(e.Model) + ": "
 	}
-	return "llm: config: " + e.Key + ": " + e.Msg
+	if e.Key == "" {
+		return prefix + e.Msg
+	}
+	return prefix + e.Key + ": " + e.Msg
 }
 
 // ConfigFromValue reads an LLM definition given either as a model string

@@ -19,10 +19,10 @@ func (c Config) ExtraInt(key string) (n int, ok bool, err error) {
 	}
 	i, isInt := toInt(v)
 	if !isInt {
-		return 0, false, &ConfigError{Key: key, Msg: "must be a whole number, got " + describe(v)}
+		return 0, false, &ConfigError{Model: c.Model, Key: key, Msg: "must be a whole number, got " + describe(v)}
 	}
 	if i < 0 || i > math.MaxInt32 {
-		return 0, false, &ConfigError{Key: key, Msg: fmt.Sprintf("must be between 0 and %d, got %d", math.MaxInt32, i)}
+		return 0, false, &ConfigError{Model: c.Model, Key: key, Msg: fmt.Sprintf("must be between 0 and %d, got %d", math.MaxInt32, i)}
 	}
 	return int(i), true, nil
 }
@@ -38,7 +38,7 @@ func (c Config) ExtraString(key string) (s string, ok bool, err error) {
 	}
 	s, isString := v.(string)
 	if !isString {
-		return "", false, &ConfigError{Key: key, Msg: "must be a string, got " + describe(v)}
+		return "", false, &ConfigError{Model: c.Model, Key: key, Msg: "must be a string, got " + describe(v)}
 	}
 	return s, true, nil
 }

@@ -18,15 +18,16 @@ import (
 // KeyVariable is the environment variable holding the API key.
 const KeyVariable = "ANTHROPIC_API_KEY"
 
-// A MissingKeyError reports that no API key was configured.
+// A MissingKeyError reports that no API key was configured. Its text does
+// not repeat the model, which the caller (the provider registry) names.
 type MissingKeyError struct {
 	Model string
 }
 
 // Error implements error.
 func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("anthropic: model %q: no API key; set %s (in the environment or ./.env) or api_key in the LLM definition",
-		e.Model, KeyVariable)
+	return fmt.Sprintf("anthropic: no API key; set %s (in the environment or ./.env) or api_key in the LLM definition",
+		KeyVariable)
 }
 
 // Model is an [llm.LLM] served by the Messages API. It is safe for
@@ -55,7 +56,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	}
 	_, model := cfg.ProviderModel()
 	if model == "" {
-		return nil, &llm.ConfigError{Key: "model", Msg: "no model name"}
+		return nil, &llm.ConfigError{Model: cfg.Model, Key: "model", Msg: "no model name"}
 	}
 	baseURL := strings.TrimSpace(cfg.BaseURL)
 	if baseURL == "" {

@@ -16,7 +16,8 @@ import (
 	"github.com/troupe-dev/troupe/llm/internal/httpcall"
 )
 
-// A MissingKeyError reports that no API key was configured.
+// A MissingKeyError reports that no API key was configured. Its text does
+// not repeat the model, which the caller (the provider registry) names.
 type MissingKeyError struct {
 	Provider string
 	Model    string
@@ -26,8 +27,8 @@ type MissingKeyError struct {
 
 // Error implements error.
 func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("openai: model %q: no API key for provider %s; set %s (in the environment or ./.env) or api_key in the LLM definition",
-		e.Model, e.Provider, e.Variable)
+	return fmt.Sprintf("openai: no API key for provider %s; set %s (in the environment or ./.env) or api_key in the LLM definition",
+		e.Provider, e.Variable)
 }
 
 // Model is an [llm.LLM] served by the Chat Completions API. It is safe for
@@ -63,7 +64,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 		provider = llm.ProviderOpenAI
 	}
 	if model == "" {
-		return nil, &llm.ConfigError{Key: "model", Msg: "no model name"}
+		return nil, &llm.ConfigError{Model: cfg.Model, Key: "model", Msg: "no model name"}
 	}
 	baseURL := strings.TrimSpace(cfg.BaseURL)
 	if baseURL == "" {
@@ -77,7 +78,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 		if len(o.baseURLVars) > 0 {
 			msg += " or " + o.baseURLVars[0]
 		}
-		return nil, &llm.ConfigError{Key: "base_url", Msg: msg}
+		return nil, &llm.ConfigError{Model: cfg.Model, Key: "base_url", Msg: msg}
 	}
 	key := strings.TrimSpace(cfg.APIKey)
 	if key == "" {
