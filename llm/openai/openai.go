@@ -122,7 +122,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	return &Model{
 		cfg:     cfg,
 		model:   model,
-		call:    httpcall.Call{Provider: provider, Model: model, Key: key, RequestIDHeader: "X-Request-Id"},
+		call:    httpcall.Call{Provider: provider, Model: model, Key: key, RequestIDHeader: "X-Request-Id", VersionedBaseURL: baseURL},
 		retry:   retry,
 		service: sdk.NewChatCompletionService(ropts...),
 	}, nil

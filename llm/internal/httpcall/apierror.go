@@ -19,6 +19,9 @@ type Call struct {
 	Key string
 	// RequestIDHeader names the header carrying the provider's request id.
 	RequestIDHeader string
+	// VersionedBaseURL, when set, is a base URL that OpenAI-compatible
+	// servers expect to end in /v1: a 404 then hints at a missing /v1.
+	VersionedBaseURL string
 }
 
 // Error turns the outcome of a failed SDK call into the error an adapter
@@ -58,6 +61,9 @@ func (c Call) FromResponse(status int, header http.Header, body []byte) *llm.API
 	}
 	if c.RequestIDHeader != "" && header != nil {
 		ae.RequestID = header.Get(c.RequestIDHeader)
+	}
+	if status == http.StatusNotFound {
+		ae.Hint = MissingVersionHint(c.VersionedBaseURL)
 	}
 	return ae
 }
