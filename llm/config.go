@@ -28,7 +28,13 @@ type Config struct {
 	// MaxTokens caps the reply's length; 0 means the provider's default.
 	MaxTokens int
 	Seed      *int64
-	// Timeout bounds one call; 0 means the provider's default.
+	// Timeout bounds one call, retries included: a non-streamed call must
+	// complete within it, a stream must send its first event within it and
+	// may then fall silent for at most the smaller of Timeout and the stream
+	// idle timeout. 0 means the provider's default (for llm/openai and
+	// llm/anthropic [DefaultTimeout], unless changed by their
+	// WithTimeouts option). A call that runs out of time fails with a
+	// [*TimeoutError].
 	Timeout time.Duration
 	// Stop lists stop sequences sent with every call.
 	Stop []string

@@ -37,6 +37,7 @@ type Model struct {
 	model   string
 	call    httpcall.Call
 	retry   httpcall.Policy
+	timeout httpcall.Timeouts
 	service sdk.MessageService
 }
 
@@ -95,6 +96,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 		model:   model,
 		call:    httpcall.Call{Provider: llm.ProviderAnthropic, Model: model, Key: key, RequestIDHeader: "Request-Id"},
 		retry:   retry,
+		timeout: o.timeouts.ForConfig(cfg),
 		service: c.Messages,
 	}, nil
 }
@@ -124,7 +126,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
+	ctx, cancel := m.call.Bound(ctx, m.timeout.Call)
 	defer cancel()
 	var resp *llm.Response
 	err = m.retry.Do(ctx, func(ctx context.Context) error {
@@ -151,14 +153,15 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chun
 			yield(llm.Chunk{}, err)
 			return
 		}
-		ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
-		defer cancel()
-		m.retry.Stream(ctx, yield, func(ctx context.Context, emit func(llm.Chunk) bool) error {
+		ctx, watch := m.call.Watch(ctx, m.timeout)
+		defer watch.Stop()
+		m.retry.Stream(ctx, watch.Yield(yield), func(ctx context.Context, emit func(llm.Chunk) bool) error {
 			var capture httpcall.Capture
 			s := m.service.NewStreaming(ctx, params, append(extra, option.WithMiddleware(capture.Middleware))...)
 			defer s.Close()
 			var acc accumulator
 			for s.Next() {
+				watch.Beat()
 				for _, c := range acc.add(s.Current()) {
 					if !emit(c) {
 						return nil

@@ -38,6 +38,7 @@ type Model struct {
 	model   string // the model name sent
 	call    httpcall.Call
 	retry   httpcall.Policy
+	timeout httpcall.Timeouts
 	service sdk.ChatCompletionService
 }
 
@@ -124,6 +125,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 		model:   model,
 		call:    httpcall.Call{Provider: provider, Model: model, Key: key, RequestIDHeader: "X-Request-Id", VersionedBaseURL: baseURL},
 		retry:   retry,
+		timeout: o.timeouts.ForConfig(cfg),
 		service: sdk.NewChatCompletionService(ropts...),
 	}, nil
 }
@@ -153,7 +155,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
+	ctx, cancel := m.call.Bound(ctx, m.timeout.Call)
 	defer cancel()
 	var resp *llm.Response
 	err = m.retry.Do(ctx, func(ctx context.Context) error {
@@ -181,14 +183,15 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chun
 			return
 		}
 		params.StreamOptions.IncludeUsage = sdk.Bool(true)
-		ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
-		defer cancel()
-		m.retry.Stream(ctx, yield, func(ctx context.Context, emit func(llm.Chunk) bool) error {
+		ctx, watch := m.call.Watch(ctx, m.timeout)
+		defer watch.Stop()
+		m.retry.Stream(ctx, watch.Yield(yield), func(ctx context.Context, emit func(llm.Chunk) bool) error {
 			var capture httpcall.Capture
 			s := m.service.NewStreaming(ctx, params, option.WithMiddleware(capture.Middleware))
 			defer s.Close()
 			acc := newAccumulator(req.Stop)
 			for s.Next() {
+				watch.Beat()
 				for _, c := range acc.add(s.Current()) {
 					if !emit(c) {
 						return nil

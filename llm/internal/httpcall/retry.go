@@ -102,7 +102,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return context.Cause(ctx)
 	case <-t.C:
 		return nil
 	}
@@ -122,13 +122,4 @@ func (p Policy) ForConfig(cfg llm.Config) (Policy, error) {
 		p.MaxAttempts = n + 1
 	}
 	return p, nil
-}
-
-// WithTimeout bounds ctx by timeout when it is positive; the returned
-// function releases the context either way.
-func WithTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if timeout > 0 {
-		return context.WithTimeout(ctx, timeout)
-	}
-	return context.WithCancel(ctx)
 }
