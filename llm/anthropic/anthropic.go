@@ -49,7 +49,8 @@ var (
 // New returns a model for cfg. The key is cfg.APIKey, else
 // ANTHROPIC_API_KEY from the environment given with [WithEnv]; the endpoint
 // is cfg.BaseURL, else ANTHROPIC_BASE_URL, else [DefaultBaseURL]. A missing
-// key is a [*MissingKeyError] unless the endpoint is on this machine.
+// key is a [*MissingKeyError] unless the endpoint is on this machine. Calls
+// are bounded by the model's timeouts (see [WithTimeouts]).
 func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	var o options
 	for _, opt := range opts {

@@ -51,7 +51,8 @@ var (
 // key variable of the environment given with [WithEnv] (OPENAI_API_KEY); the
 // endpoint is cfg.BaseURL, else OPENAI_BASE_URL, else the default base URL
 // (https://api.openai.com/v1). A missing key is a [*MissingKeyError] unless
-// [WithoutKey] was given or the endpoint is on this machine.
+// [WithoutKey] was given or the endpoint is on this machine. Calls are
+// bounded by the model's timeouts (see [WithTimeouts]).
 func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	o := defaults()
 	for _, opt := range opts {
