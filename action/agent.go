@@ -38,8 +38,12 @@ type AgentSpec struct {
 	MaxRPM int
 	// MaxExecutionTime bounds one run; 0 means no bound.
 	MaxExecutionTime time.Duration
-	// ToolTimeout bounds each tool call; 0 means no bound. A call that runs
-	// out of time is reported to the model as an observation.
+	// ToolTimeout bounds each tool call of tools that set no timeout of
+	// their own ([TimedTool]); 0 means [DefaultToolTimeout], a negative
+	// value no bound. The bound reaches the tool through its context; a
+	// call that runs out of time is reported to the model as an observation
+	// (and as a [*ToolTimeoutError] in the tool_error event), and a tool
+	// that ignores its context is left to finish in the background.
 	ToolTimeout time.Duration
 	// AllowDelegation gives the agent, inside a crew of several agents, the
 	// tools to delegate work to and ask questions of its coworkers.

@@ -37,10 +37,11 @@ const maxRepeats = 2
 
 // toolEntry is a tool prepared for one agent run.
 type toolEntry struct {
-	tool   Tool
-	spec   llm.ToolSpec
-	schema *schema.Schema // checks arguments of tools that do not check them
-	answer bool
+	tool    Tool
+	spec    llm.ToolSpec
+	schema  *schema.Schema // checks arguments of tools that do not check them
+	answer  bool
+	timeout time.Duration // bounds one call; 0: no bound
 }
 
 // toolbox runs an agent's tool calls and remembers them to catch repeats.
@@ -49,7 +50,6 @@ type toolbox struct {
 	byName  map[string]*toolEntry
 	names   []string
 	specs   []llm.ToolSpec
-	timeout time.Duration
 
 	mu       sync.Mutex
 	seen     map[string]string // tool + canonical arguments -> result
@@ -57,13 +57,14 @@ type toolbox struct {
 	failures []ToolFailure
 }
 
+// newToolbox prepares tools for an agent whose ToolTimeout is timeout.
 func newToolbox(tools []Tool, timeout time.Duration) (*toolbox, error) {
-	tb := &toolbox{byName: make(map[string]*toolEntry, len(tools)), timeout: timeout}
+	tb := &toolbox{byName: make(map[string]*toolEntry, len(tools))}
 	for _, t := range tools {
 		if t == nil {
 			return nil, errors.New("nil tool")
 		}
-		e := &toolEntry{tool: t, spec: t.Spec(), answer: isAnswerTool(t)}
+		e := &toolEntry{tool: t, spec: t.Spec(), answer: isAnswerTool(t), timeout: toolTimeout(t, timeout)}
 		if e.spec.Name == "" {
 			return nil, errors.New("a tool has no name")
 		}
@@ -177,14 +178,15 @@ func (tb *toolbox) run(ctx context.Context, em emitter, at Call) (callResult, st
 		}
 	}
 	at.Name = e.spec.Name
-	v, err := em.intercepted(ctx, at, func(ctx context.Context) (any, error) { return tb.invoke(ctx, e.tool, args) })
+	v, err := em.intercepted(ctx, at, func(ctx context.Context) (any, error) { return invoke(ctx, e, args) })
 	if err != nil {
 		var ae *ArgumentError
+		var te *ToolTimeoutError
 		switch {
 		case errors.As(err, &ae):
 			return invalidArgs(e, ae.Err)
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			return callResult{failed: true, text: fmt.Sprintf("Error: the tool %q did not finish within %s.", e.spec.Name, tb.timeout)}, FailureTimeout, err
+		case errors.As(err, &te):
+			return callResult{failed: true, text: fmt.Sprintf("Error: the tool %q did not finish within %s.", e.spec.Name, te.After)}, FailureTimeout, err
 		}
 		return callResult{failed: true, text: fmt.Sprintf("Error: the tool %q failed: %v", e.spec.Name, err)}, FailureToolError, err
 	}
@@ -208,18 +210,20 @@ func invalidArgs(e *toolEntry, err error) (callResult, string, error) {
 	return callResult{failed: true, text: fmt.Sprintf("Error: the arguments for %q do not match its schema: %v\nExpected arguments: %s", e.spec.Name, err, schemaText(e.spec))}, FailureInvalidInput, err
 }
 
-// invoke calls t, bounded by the toolbox's timeout even when t ignores its
-// context.
-func (tb *toolbox) invoke(ctx context.Context, t Tool, args json.RawMessage) (v any, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			v, err = nil, fmt.Errorf("tool panicked: %v", p)
-		}
-	}()
-	if tb.timeout <= 0 {
-		return t.Call(ctx, args)
+// invoke calls e's tool, bounded by its timeout through the context. A tool
+// that ignores its context does not hold the agent up: invoke returns a
+// [*ToolTimeoutError] when the time is up and leaves the tool's goroutine to
+// finish on its own, its result discarded.
+func invoke(ctx context.Context, e *toolEntry, args json.RawMessage) (v any, err error) {
+	if e.timeout <= 0 {
+		defer func() {
+			if p := recover(); p != nil {
+				v, err = nil, fmt.Errorf("tool panicked: %v", p)
+			}
+		}()
+		return e.tool.Call(ctx, args)
 	}
-	ctx, cancel := context.WithTimeout(ctx, tb.timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, e.timeout, &ToolTimeoutError{Tool: e.spec.Name, After: e.timeout})
 	defer cancel()
 	type result struct {
 		v   any
@@ -232,15 +236,27 @@ func (tb *toolbox) invoke(ctx context.Context, t Tool, args json.RawMessage) (v 
 				done <- result{err: fmt.Errorf("tool panicked: %v", p)}
 			}
 		}()
-		v, err := t.Call(ctx, args)
+		v, err := e.tool.Call(ctx, args)
 		done <- result{v, err}
 	}()
 	select {
 	case r := <-done:
+		if r.err != nil && ctx.Err() != nil {
+			return nil, timedOut(ctx, r.err)
+		}
 		return r.v, r.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, timedOut(ctx, ctx.Err())
 	}
+}
+
+// timedOut returns the [*ToolTimeoutError] of a call whose context ran out
+// of the tool's time, or err when the caller's context ended first.
+func timedOut(ctx context.Context, err error) error {
+	if te, ok := context.Cause(ctx).(*ToolTimeoutError); ok {
+		return te
+	}
+	return err
 }
 
 // repeated reports whether the agent has repeated calls too often.

@@ -21,6 +21,13 @@ func WithLLM(m llm.LLM) Option { return func(e *Engine) { e.llm = m } }
 // Without it, every agent uses the WithLLM model.
 func WithModels(r llm.Resolver) Option { return func(e *Engine) { e.models = r } }
 
+// WithToolTimeout bounds each tool call of every agent (and crew agent)
+// whose tool sets no timeout of its own (an action.TimedTool); 0 keeps
+// action.DefaultToolTimeout, a negative value means no bound. The bound
+// reaches the tool through its context; a tool that ignores it is left to
+// finish in the background while the agent is told the call timed out.
+func WithToolTimeout(d time.Duration) Option { return func(e *Engine) { e.toolTimeout = d } }
+
 // WithDefaultModel names the model (e.g. "openai/gpt-4o-mini") that
 // WithModels resolves for agents whose definition names none.
 func WithDefaultModel(model string) Option { return func(e *Engine) { e.defaultModel = model } }
@@ -92,7 +99,7 @@ func (e *Engine) agentSpec(ctx context.Context, a *Agent, where string) (*action
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	spec := &action.AgentSpec{Name: a.Name, Role: a.Role, Goal: a.Goal, Backstory: a.Backstory, Model: m,
-		ModelName: e.modelName(a.LLM), ResponseSchema: a.ResponseSchema}
+		ModelName: e.modelName(a.LLM), ResponseSchema: a.ResponseSchema, ToolTimeout: e.toolTimeout}
 	if a.MaxIter != nil {
 		spec.MaxIter = *a.MaxIter
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
@@ -32,6 +33,7 @@ type Engine struct {
 	llm          llm.LLM
 	models       llm.Resolver
 	defaultModel string
+	toolTimeout  time.Duration
 	store        Store
 	memory       *memory.Memory
 	backends     map[string]Backend

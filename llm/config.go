@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,12 +28,20 @@ type Config struct {
 	// MaxTokens caps the reply's length; 0 means the provider's default.
 	MaxTokens int
 	Seed      *int64
-	// Timeout bounds one call; 0 means the provider's default.
+	// Timeout bounds one call, retries included: a non-streamed call must
+	// complete within it, a stream must send its first event within it and
+	// may then fall silent for at most the smaller of Timeout and the stream
+	// idle timeout. 0 means the provider's default (for llm/openai and
+	// llm/anthropic [DefaultTimeout], unless changed by their
+	// WithTimeouts option). A call that runs out of time fails with a
+	// [*TimeoutError].
 	Timeout time.Duration
 	// Stop lists stop sequences sent with every call.
 	Stop []string
 	// Extra holds every other key of the definition (api_version,
-	// reasoning_effort, max_retries, ...), for the provider to interpret.
+	// reasoning_effort, max_retries, ...), for the provider to interpret;
+	// the settings a provider reads itself go through [Config.ExtraInt]
+	// and [Config.ExtraString], so a mistyped one fails the model's build.
 	Extra map[string]any
 }
 
@@ -53,6 +62,10 @@ func (c Config) ProviderModel() (provider, model string) {
 
 // A ConfigError reports a bad key in an LLM definition.
 type ConfigError struct {
+	// Model is the model string of the definition, when known; the error
+	// then reads `llm: model "openai/gpt-4o": key: msg` instead of
+	// `llm: config: key: msg`.
+	Model string
 	// Key is the definition's key at fault ("" when the whole value is).
 	Key string
 	// Msg says what is wrong.
@@ -61,10 +74,14 @@ type ConfigError struct {
 
 // Error implements error.
 func (e *ConfigError) Error() string {
-	if e.Key == "" {
-		return "llm: config: " + e.Msg
+	prefix := "llm: config: "
+	if e.Model != "" {
+		prefix = "llm: model " + strconv.Quote(e.Model) + ": "
 	}
-	return "llm: config: " + e.Key + ": " + e.Msg
+	if e.Key == "" {
+		return prefix + e.Msg
+	}
+	return prefix + e.Key + ": " + e.Msg
 }
 
 // ConfigFromValue reads an LLM definition given either as a model string

@@ -47,7 +47,8 @@ func toFloat(v any) (float64, bool) {
 }
 
 // toInt converts an integer (any Go integer type, a float with an integral
-// value, json.Number, or a numeric string) to int64.
+// value, json.Number, or a string holding one of these, such as "3" or
+// "3.0") to int64.
 func toInt(v any) (int64, bool) {
 	switch v := v.(type) {
 	case int64:
@@ -87,6 +88,9 @@ func toInt(v any) (int64, bool) {
 		s := strings.TrimSpace(v)
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return n, true
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return floatToInt(f)
 		}
 		return 0, false
 	}

@@ -6,7 +6,9 @@
 // No vendor type appears here. Adapters translate a [Request] into their SDK's
 // call and the SDK's answer back into a [Response]; errors from a provider are
 // reported as [*APIError] so callers can decide whether to retry with
-// [IsRetryable].
+// [IsRetryable]. A call that runs out of its own time (see [Config.Timeout],
+// [DefaultTimeout] and [DefaultStreamIdleTimeout]) fails with a
+// [*TimeoutError].
 //
 // Model strings follow CrewAI: "openai/gpt-4o", "anthropic/claude-sonnet-4-5",
 // "ollama/llama3.1", or a bare name such as "gpt-4o-mini" whose provider is

@@ -27,6 +27,9 @@ type APIError struct {
 	RetryAfter time.Duration
 	// RequestID is the provider's id of the failed request, for support.
 	RequestID string
+	// Hint, when set, suggests a likely cause and fix (a base URL missing
+	// /v1 for a 404).
+	Hint string
 	// Err is the underlying error, if any.
 	Err error
 }
@@ -60,6 +63,10 @@ func (e *APIError) Error() string {
 	if e.RequestID != "" {
 		b.WriteString("; request id ")
 		b.WriteString(e.RequestID)
+	}
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
 	}
 	return b.String()
 }

@@ -14,6 +14,7 @@ const AnyProvider = "*"
 
 // A Factory builds an LLM from a configuration. cfg.Provider is already set
 // to the resolved provider; [Config.ProviderModel] gives the model name.
+// Its errors need not name the model: [Providers.Resolve] does.
 type Factory func(ctx context.Context, cfg Config) (LLM, error)
 
 // Resolve implements [Resolver] by calling f.
@@ -70,6 +71,8 @@ func (p *Providers) Names() []string {
 
 // Resolve builds the LLM for cfg with the factory of its provider, or the
 // [AnyProvider] fallback. A missing factory is reported as [*NoProviderError].
+// A factory's error is returned naming the model once: a [*ConfigError] gets
+// its Model set, any other error is wrapped as `llm: model "...": ...`.
 func (p *Providers) Resolve(ctx context.Context, cfg Config) (LLM, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, &ConfigError{Key: "model", Msg: `no model configured; set one such as "openai/gpt-4o-mini"`}
@@ -87,6 +90,14 @@ func (p *Providers) Resolve(ctx context.Context, cfg Config) (LLM, error) {
 	cfg.Provider = provider
 	m, err := f(ctx, cfg)
 	if err != nil {
+		if ce, ok := err.(*ConfigError); ok {
+			if ce.Model != "" {
+				return nil, ce
+			}
+			named := *ce
+			named.Model = cfg.Model
+			return nil, &named
+		}
 		return nil, fmt.Errorf("llm: model %q: %w", cfg.Model, err)
 	}
 	if m == nil {

@@ -90,6 +90,12 @@ func TestProvidersResolveErrors(t *testing.T) {
 	_, err = p.Resolve(t.Context(), llm.Config{Model: "bad/x"})
 	assert.ErrorContains(t, err, "returned no LLM")
 
+	bad := &llm.ConfigError{Key: "max_retries", Msg: "must be a whole number"}
+	p.Register("cfg", func(context.Context, llm.Config) (llm.LLM, error) { return nil, bad })
+	_, err = p.Resolve(t.Context(), llm.Config{Model: "cfg/x"})
+	assert.EqualError(t, err, `llm: model "cfg/x": max_retries: must be a whole number`, "a ConfigError names the model, without a second llm: prefix")
+	assert.Empty(t, bad.Model, "the factory's error is not changed")
+
 	_, err = p.Resolve(t.Context(), llm.Config{})
 	var ce *llm.ConfigError
 	require.ErrorAs(t, err, &ce)

@@ -18,15 +18,16 @@ import (
 // KeyVariable is the environment variable holding the API key.
 const KeyVariable = "ANTHROPIC_API_KEY"
 
-// A MissingKeyError reports that no API key was configured.
+// A MissingKeyError reports that no API key was configured. Its text does
+// not repeat the model, which the caller (the provider registry) names.
 type MissingKeyError struct {
 	Model string
 }
 
 // Error implements error.
 func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("anthropic: model %q: no API key; set %s (in the environment or ./.env) or api_key in the LLM definition",
-		e.Model, KeyVariable)
+	return fmt.Sprintf("anthropic: no API key; set %s (in the environment or ./.env) or api_key in the LLM definition",
+		KeyVariable)
 }
 
 // Model is an [llm.LLM] served by the Messages API. It is safe for
@@ -36,6 +37,7 @@ type Model struct {
 	model   string
 	call    httpcall.Call
 	retry   httpcall.Policy
+	timeout httpcall.Timeouts
 	service sdk.MessageService
 }
 
@@ -47,7 +49,8 @@ var (
 // New returns a model for cfg. The key is cfg.APIKey, else
 // ANTHROPIC_API_KEY from the environment given with [WithEnv]; the endpoint
 // is cfg.BaseURL, else ANTHROPIC_BASE_URL, else [DefaultBaseURL]. A missing
-// key is a [*MissingKeyError] unless the endpoint is on this machine.
+// key is a [*MissingKeyError] unless the endpoint is on this machine. Calls
+// are bounded by the model's timeouts (see [WithTimeouts]).
 func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	var o options
 	for _, opt := range opts {
@@ -55,7 +58,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	}
 	_, model := cfg.ProviderModel()
 	if model == "" {
-		return nil, &llm.ConfigError{Key: "model", Msg: "no model name"}
+		return nil, &llm.ConfigError{Model: cfg.Model, Key: "model", Msg: "no model name"}
 	}
 	baseURL := strings.TrimSpace(cfg.BaseURL)
 	if baseURL == "" {
@@ -84,13 +87,17 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	if key != "" {
 		ropts = append(ropts, option.WithAPIKey(key))
 	}
-	retry := o.retry.ForConfig(cfg)
+	retry, err := o.retry.ForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	c := sdk.NewClient(ropts...)
 	return &Model{
 		cfg:     cfg,
 		model:   model,
 		call:    httpcall.Call{Provider: llm.ProviderAnthropic, Model: model, Key: key, RequestIDHeader: "Request-Id"},
 		retry:   retry,
+		timeout: o.timeouts.ForConfig(cfg),
 		service: c.Messages,
 	}, nil
 }
@@ -120,7 +127,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
+	ctx, cancel := m.call.Bound(ctx, m.timeout.Call)
 	defer cancel()
 	var resp *llm.Response
 	err = m.retry.Do(ctx, func(ctx context.Context) error {
@@ -147,14 +154,15 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chun
 			yield(llm.Chunk{}, err)
 			return
 		}
-		ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
-		defer cancel()
-		m.retry.Stream(ctx, yield, func(ctx context.Context, emit func(llm.Chunk) bool) error {
+		ctx, watch := m.call.Watch(ctx, m.timeout)
+		defer watch.Stop()
+		m.retry.Stream(ctx, watch.Yield(yield), func(ctx context.Context, emit func(llm.Chunk) bool) error {
 			var capture httpcall.Capture
 			s := m.service.NewStreaming(ctx, params, append(extra, option.WithMiddleware(capture.Middleware))...)
 			defer s.Close()
 			var acc accumulator
 			for s.Next() {
+				watch.Beat()
 				for _, c := range acc.add(s.Current()) {
 					if !emit(c) {
 						return nil

@@ -20,7 +20,7 @@ var passThrough = [...]string{"top_k", "metadata", "service_tier", "thinking"}
 func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, []option.RequestOption, error) {
 	var p sdk.MessageNewParams
 	if err := req.Validate(); err != nil {
-		return p, nil, fmt.Errorf("anthropic: %w", err)
+		return p, nil, err
 	}
 	p.Model = m.model
 	if req.Model != "" {

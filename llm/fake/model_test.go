@@ -402,7 +402,10 @@ func TestResolvers(t *testing.T) {
 			assert.Same(t, tt.want, got)
 		})
 	}
-	_, err = fake.Resolver{"gpt-4o": a}.Factory()(t.Context(), llm.Config{Model: "x/y"})
+	_, err = fake.Resolver{"gpt-4o": a}.Resolve(t.Context(), llm.Config{Model: "x/y"})
 	require.ErrorContains(t, err, `fake: no fake model for "x/y"; add it to the fake.Resolver (it has gpt-4o)`)
 	assert.False(t, errors.Is(err, fake.ErrUnmatched))
+	_, err = fake.Resolver{"gpt-4o": a}.Factory()(t.Context(), llm.Config{Model: "x/y"})
+	require.EqualError(t, err, `fake: no fake model matches; add it to the fake.Resolver (it has gpt-4o) or add a "*" entry`,
+		"a factory leaves naming the model to the registry")
 }

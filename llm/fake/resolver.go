@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,21 +25,43 @@ func (m *Model) Factory() llm.Factory { return m.Resolve }
 // then by the bare model name, and finally under "*".
 type Resolver map[string]*Model
 
-// Resolve implements [llm.Resolver].
+// Resolve implements [llm.Resolver]. A model string it has no model for is
+// an error naming it.
 func (r Resolver) Resolve(_ context.Context, cfg llm.Config) (llm.LLM, error) {
+	if m := r.find(cfg); m != nil {
+		return m, nil
+	}
+	return nil, fmt.Errorf("fake: no fake model for %q; %s", cfg.Model, r.hint())
+}
+
+// Factory returns an [llm.Factory] resolving like r.Resolve. Its errors
+// leave the model to the registry, which names it.
+func (r Resolver) Factory() llm.Factory {
+	return func(_ context.Context, cfg llm.Config) (llm.LLM, error) {
+		if m := r.find(cfg); m != nil {
+			return m, nil
+		}
+		return nil, errors.New("fake: no fake model matches; " + r.hint())
+	}
+}
+
+// find looks cfg up as Resolve describes, or returns nil.
+func (r Resolver) find(cfg llm.Config) *Model {
 	provider, model := cfg.ProviderModel()
 	for _, key := range [...]string{strings.TrimSpace(cfg.Model), provider + "/" + model, model, "*"} {
 		if m, ok := r[key]; ok && m != nil {
-			return m, nil
+			return m
 		}
 	}
+	return nil
+}
+
+// hint says how to serve a model r lacks.
+func (r Resolver) hint() string {
 	keys := make([]string, 0, len(r))
 	for k := range r {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return nil, fmt.Errorf("fake: no fake model for %q; add it to the fake.Resolver (it has %s) or add a \"*\" entry", cfg.Model, strings.Join(keys, ", "))
+	return fmt.Sprintf("add it to the fake.Resolver (it has %s) or add a \"*\" entry", strings.Join(keys, ", "))
 }
-
-// Factory returns r.Resolve as an [llm.Factory].
-func (r Resolver) Factory() llm.Factory { return r.Resolve }

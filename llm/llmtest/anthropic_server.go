@@ -56,6 +56,10 @@ func (s *AnthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, anthropicError("api_error", "llmtest: no reply scripted for this call"))
 		return
 	}
+	if reply.Silent {
+		<-r.Context().Done()
+		return
+	}
 	w.Header().Set("Request-Id", fmt.Sprintf("req_%d", idx+1))
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)

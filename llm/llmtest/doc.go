@@ -5,7 +5,9 @@
 //
 // [Run] is the conformance suite: text replies, a tool round trip, parallel
 // tool calls, structured output, streaming (text arriving as it is produced,
-// tool-call deltas assembled), usage, errors, retries and cancellation. A
+// tool-call deltas assembled), usage, errors, retries and cancellation, and,
+// when [Harness.WithTimeouts] is set, the model's own timeouts against a
+// server that goes silent. A
 // [Harness] gives it a fresh model and a [Server] to script the model's next
 // replies and to report the requests it received, decoded back into
 // [llm.Request] values so the suite can check what went over the wire.

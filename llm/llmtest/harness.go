@@ -38,6 +38,9 @@ type Reply struct {
 	// Hang makes the server hold the call open (after the first piece when
 	// streaming) until the client goes away.
 	Hang bool
+	// Silent makes the server accept the call and never answer (no status,
+	// no header, no byte) until the client goes away.
+	Silent bool
 }
 
 // GateTimeout bounds how long a server waits on a [Reply] Gate.
@@ -83,4 +86,10 @@ type Harness struct {
 	// NoSchemaName says the wire format carries no name for a response
 	// schema (Anthropic), so the suite does not compare names.
 	NoSchemaName bool
+	// WithTimeouts, when set, returns a fresh model whose own call timeout
+	// (a non-streamed call, and a stream until its first event) is call and
+	// whose stream idle timeout (between events) is idle, and the server
+	// that scripts it. The suite then checks that a silent server ends the
+	// call with an [*llm.TimeoutError].
+	WithTimeouts func(t *testing.T, call, idle time.Duration) (llm.LLM, Server)
 }

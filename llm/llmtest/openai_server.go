@@ -46,6 +46,10 @@ func (s *OpenAIServer) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, openaiError("llmtest: no reply scripted for this call", "server_error", ""))
 		return
 	}
+	if reply.Silent {
+		<-r.Context().Done()
+		return
+	}
 	w.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", idx+1))
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)

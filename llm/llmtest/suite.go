@@ -15,7 +15,8 @@ import (
 )
 
 // Run runs the conformance suite against the implementation h describes,
-// each check as a subtest with a fresh model and server.
+// each check as a subtest with a fresh model and server; the timeout checks
+// run when h.WithTimeouts is set.
 func Run(t *testing.T, h Harness) {
 	t.Helper()
 	require.NotNil(t, h.New, "llmtest: Harness.New is required")
@@ -36,6 +37,9 @@ func Run(t *testing.T, h Harness) {
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) { c.run(t, h) })
+	}
+	if h.WithTimeouts != nil {
+		t.Run("Timeouts", func(t *testing.T) { testTimeouts(t, h) })
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 	"github.com/troupe-dev/troupe/llm/internal/httpcall"
 )
 
-// A MissingKeyError reports that no API key was configured.
+// A MissingKeyError reports that no API key was configured. Its text does
+// not repeat the model, which the caller (the provider registry) names.
 type MissingKeyError struct {
 	Provider string
 	Model    string
@@ -26,8 +27,8 @@ type MissingKeyError struct {
 
 // Error implements error.
 func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("openai: model %q: no API key for provider %s; set %s (in the environment or ./.env) or api_key in the LLM definition",
-		e.Model, e.Provider, e.Variable)
+	return fmt.Sprintf("openai: no API key for provider %s; set %s (in the environment or ./.env) or api_key in the LLM definition",
+		e.Provider, e.Variable)
 }
 
 // Model is an [llm.LLM] served by the Chat Completions API. It is safe for
@@ -37,6 +38,7 @@ type Model struct {
 	model   string // the model name sent
 	call    httpcall.Call
 	retry   httpcall.Policy
+	timeout httpcall.Timeouts
 	service sdk.ChatCompletionService
 }
 
@@ -49,7 +51,8 @@ var (
 // key variable of the environment given with [WithEnv] (OPENAI_API_KEY); the
 // endpoint is cfg.BaseURL, else OPENAI_BASE_URL, else the default base URL
 // (https://api.openai.com/v1). A missing key is a [*MissingKeyError] unless
-// [WithoutKey] was given or the endpoint is on this machine.
+// [WithoutKey] was given or the endpoint is on this machine. Calls are
+// bounded by the model's timeouts (see [WithTimeouts]).
 func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	o := defaults()
 	for _, opt := range opts {
@@ -63,7 +66,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 		provider = llm.ProviderOpenAI
 	}
 	if model == "" {
-		return nil, &llm.ConfigError{Key: "model", Msg: "no model name"}
+		return nil, &llm.ConfigError{Model: cfg.Model, Key: "model", Msg: "no model name"}
 	}
 	baseURL := strings.TrimSpace(cfg.BaseURL)
 	if baseURL == "" {
@@ -77,7 +80,7 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 		if len(o.baseURLVars) > 0 {
 			msg += " or " + o.baseURLVars[0]
 		}
-		return nil, &llm.ConfigError{Key: "base_url", Msg: msg}
+		return nil, &llm.ConfigError{Model: cfg.Model, Key: "base_url", Msg: msg}
 	}
 	key := strings.TrimSpace(cfg.APIKey)
 	if key == "" {
@@ -102,18 +105,28 @@ func New(cfg llm.Config, opts ...Option) (*Model, error) {
 	if key != "" {
 		ropts = append(ropts, option.WithAPIKey(key))
 	}
-	if org, ok := cfg.Extra["organization"].(string); ok && org != "" {
-		ropts = append(ropts, option.WithOrganization(org))
+	for _, h := range [...]struct {
+		key string
+		opt func(string) option.RequestOption
+	}{{"organization", option.WithOrganization}, {"project", option.WithProject}} {
+		v, _, err := cfg.ExtraString(h.key)
+		if err != nil {
+			return nil, err
+		}
+		if v != "" {
+			ropts = append(ropts, h.opt(v))
+		}
 	}
-	if proj, ok := cfg.Extra["project"].(string); ok && proj != "" {
-		ropts = append(ropts, option.WithProject(proj))
+	retry, err := o.retry.ForConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
-	retry := o.retry.ForConfig(cfg)
 	return &Model{
 		cfg:     cfg,
 		model:   model,
-		call:    httpcall.Call{Provider: provider, Model: model, Key: key, RequestIDHeader: "X-Request-Id"},
+		call:    httpcall.Call{Provider: provider, Model: model, Key: key, RequestIDHeader: "X-Request-Id", VersionedBaseURL: baseURL},
 		retry:   retry,
+		timeout: o.timeouts.ForConfig(cfg),
 		service: sdk.NewChatCompletionService(ropts...),
 	}, nil
 }
@@ -143,7 +156,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
+	ctx, cancel := m.call.Bound(ctx, m.timeout.Call)
 	defer cancel()
 	var resp *llm.Response
 	err = m.retry.Do(ctx, func(ctx context.Context) error {
@@ -171,14 +184,15 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Chun
 			return
 		}
 		params.StreamOptions.IncludeUsage = sdk.Bool(true)
-		ctx, cancel := httpcall.WithTimeout(ctx, m.cfg.Timeout)
-		defer cancel()
-		m.retry.Stream(ctx, yield, func(ctx context.Context, emit func(llm.Chunk) bool) error {
+		ctx, watch := m.call.Watch(ctx, m.timeout)
+		defer watch.Stop()
+		m.retry.Stream(ctx, watch.Yield(yield), func(ctx context.Context, emit func(llm.Chunk) bool) error {
 			var capture httpcall.Capture
 			s := m.service.NewStreaming(ctx, params, option.WithMiddleware(capture.Middleware))
 			defer s.Close()
 			acc := newAccumulator(req.Stop)
 			for s.Next() {
+				watch.Beat()
 				for _, c := range acc.add(s.Current()) {
 					if !emit(c) {
 						return nil

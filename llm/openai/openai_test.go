@@ -36,5 +36,8 @@ func TestConformance(t *testing.T) {
 		New: func(t *testing.T) (llm.LLM, llmtest.Server) {
 			return newModel(t, llm.Config{})
 		},
+		WithTimeouts: func(t *testing.T, call, idle time.Duration) (llm.LLM, llmtest.Server) {
+			return newModel(t, llm.Config{Timeout: call}, openai.WithTimeouts(0, idle))
+		},
 	})
 }

@@ -22,6 +22,7 @@ type options struct {
 	keyOptional bool
 	httpClient  *http.Client
 	retry       httpcall.Policy
+	timeouts    httpcall.Timeouts
 }
 
 func defaults() options {
@@ -59,8 +60,9 @@ func WithKeyVariables(names ...string) Option { return func(o *options) { o.keyV
 // servers). A key is never required for a loopback base URL.
 func WithoutKey() Option { return func(o *options) { o.keyOptional = true } }
 
-// WithHTTPClient sets the HTTP client (default: a client without timeout,
-// the context and the configuration's timeout bound each call).
+// WithHTTPClient sets the HTTP client (default: a client without timeout;
+// the context and the model's timeouts, see [WithTimeouts], bound each
+// call).
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
 
 // WithRetry sets the number of attempts (default 3, 1 disables retries) and
@@ -70,4 +72,15 @@ func WithRetry(maxAttempts int, baseDelay, maxDelay time.Duration) Option {
 	return func(o *options) {
 		o.retry.MaxAttempts, o.retry.BaseDelay, o.retry.MaxDelay = maxAttempts, baseDelay, maxDelay
 	}
+}
+
+// WithTimeouts sets the model's own timeouts: call bounds a non-streamed
+// call, retries included, and a stream until its first event; idle bounds
+// the silence between two events of a stream (never more than call). Zero
+// keeps the default ([llm.DefaultTimeout], [llm.DefaultStreamIdleTimeout]),
+// a negative value removes the bound. A timeout in the LLM definition
+// ([llm.Config.Timeout]) wins over call. A call that runs out of time fails
+// with an [*llm.TimeoutError].
+func WithTimeouts(call, idle time.Duration) Option {
+	return func(o *options) { o.timeouts = httpcall.Timeouts{Call: call, Idle: idle} }
 }

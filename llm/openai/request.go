@@ -24,7 +24,7 @@ var passThrough = [...]string{
 func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 	var p sdk.ChatCompletionNewParams
 	if err := req.Validate(); err != nil {
-		return p, fmt.Errorf("openai: %w", err)
+		return p, err
 	}
 	p.Model = m.model
 	if req.Model != "" {

@@ -92,6 +92,6 @@ func TestInvalidRequest(t *testing.T) {
 	m, srv := newModel(t, llm.Config{})
 	_, err := m.Generate(context.Background(), &llm.Request{})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "openai: llm: invalid request")
+	assert.Equal(t, "llm: invalid request: no messages", err.Error())
 	assert.Empty(t, srv.Received(), "nothing is sent")
 }

@@ -10,6 +10,7 @@ package providers
 import (
 	"os"
 	"strings"
+	"time"
 
 	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/llm/anthropic"
@@ -50,25 +51,46 @@ func CompatibleServices() []Compatible {
 	}
 }
 
+// An Option changes the models [Default] builds.
+type Option func(*settings)
+
+type settings struct {
+	call, idle time.Duration
+}
+
+// WithTimeouts sets the timeouts of every model (see openai.WithTimeouts):
+// call bounds a non-streamed call and a stream until its first event, idle
+// the silence between two events of a stream. Zero keeps the default
+// ([llm.DefaultTimeout], [llm.DefaultStreamIdleTimeout]), a negative value
+// removes the bound; a definition's timeout wins over call.
+func WithTimeouts(call, idle time.Duration) Option {
+	return func(s *settings) { s.call, s.idle = call, idle }
+}
+
 // Default returns a registry with openai, anthropic and the
 // [CompatibleServices], reading keys and base URLs through env (os.Getenv
 // when nil).
-func Default(env func(string) string) *llm.Providers {
+func Default(env func(string) string, opts ...Option) *llm.Providers {
 	if env == nil {
 		env = os.Getenv
 	}
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
 	p := llm.NewProviders()
-	p.Register(llm.ProviderOpenAI, openai.Factory(openai.WithEnv(env)))
-	p.Register(llm.ProviderAnthropic, anthropic.Factory(anthropic.WithEnv(env)))
+	p.Register(llm.ProviderOpenAI, openai.Factory(openai.WithEnv(env), openai.WithTimeouts(s.call, s.idle)))
+	p.Register(llm.ProviderAnthropic, anthropic.Factory(anthropic.WithEnv(env), anthropic.WithTimeouts(s.call, s.idle)))
 	for _, c := range CompatibleServices() {
-		p.Register(c.Name, openai.Factory(compatibleOptions(c, env)...))
+		p.Register(c.Name, openai.Factory(compatibleOptions(c, env, s)...))
 	}
 	return p
 }
 
-func compatibleOptions(c Compatible, env func(string) string) []openai.Option {
+func compatibleOptions(c Compatible, env func(string) string, s settings) []openai.Option {
 	opts := []openai.Option{
 		openai.WithEnv(env),
+		openai.WithTimeouts(s.call, s.idle),
 		openai.WithProvider(c.Name),
 		openai.WithDefaultBaseURL(c.BaseURL),
 	}

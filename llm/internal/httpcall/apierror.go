@@ -19,16 +19,24 @@ type Call struct {
 	Key string
 	// RequestIDHeader names the header carrying the provider's request id.
 	RequestIDHeader string
+	// VersionedBaseURL, when set, is a base URL that OpenAI-compatible
+	// servers expect to end in /v1: a 404 then hints at a missing /v1.
+	VersionedBaseURL string
 }
 
 // Error turns the outcome of a failed SDK call into the error an adapter
-// returns: the caller's context error when ctx is done; an [*llm.APIError]
+// returns: when ctx is done, the [*llm.TimeoutError] of a call that ran out
+// of its own time (see [Call.Bound] and [Call.Watch]), else the caller's
+// context error; an [*llm.APIError]
 // built from the captured response when the server answered with a failure
 // (the SDK's error is not kept, as it holds the request and its credentials);
 // otherwise (a transport failure, a stream that broke off) an [*llm.APIError]
 // with status 0 wrapping err.
 func (c Call) Error(ctx context.Context, capture *Capture, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
+		if te, ok := context.Cause(ctx).(*llm.TimeoutError); ok {
+			return te
+		}
 		return fmt.Errorf("%s: model %q: %w", c.Provider, c.Model, cerr)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -58,6 +66,9 @@ func (c Call) FromResponse(status int, header http.Header, body []byte) *llm.API
 	}
 	if c.RequestIDHeader != "" && header != nil {
 		ae.RequestID = header.Get(c.RequestIDHeader)
+	}
+	if status == http.StatusNotFound {
+		ae.Hint = MissingVersionHint(c.VersionedBaseURL)
 	}
 	return ae
 }

@@ -1,6 +1,7 @@
 package httpcall
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -20,6 +21,21 @@ func IsLocal(baseURL string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+}
+
+// MissingVersionHint returns a hint for a 404 from an OpenAI-compatible
+// server when baseURL's path has no /v1 (servers such as Ollama, vLLM and
+// LM Studio serve the API under /v1, so a base URL without it finds no
+// route), or "" when it has one or is empty. The URL is shown without
+// credentials, query or fragment.
+func MissingVersionHint(baseURL string) string {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil || u.Host == "" || strings.Contains(u.Path, "/v1") {
+		return ""
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	shown := strings.TrimSuffix(u.String(), "/")
+	return fmt.Sprintf("the base URL %s has no /v1; OpenAI-compatible servers usually serve under /v1 (try %s/v1)", shown, shown)
 }
 
 // Lookup returns the first non-empty value of the variables in env, and the

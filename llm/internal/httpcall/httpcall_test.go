@@ -162,3 +162,19 @@ func TestIsLocal(t *testing.T) {
 		assert.Equal(t, want, IsLocal(url), url)
 	}
 }
+
+func TestMissingVersionHint(t *testing.T) {
+	tests := []struct{ base, want string }{
+		{"http://localhost:11434", "the base URL http://localhost:11434 has no /v1; OpenAI-compatible servers usually serve under /v1 (try http://localhost:11434/v1)"},
+		{"http://localhost:11434/", "the base URL http://localhost:11434 has no /v1; OpenAI-compatible servers usually serve under /v1 (try http://localhost:11434/v1)"},
+		{"https://user:secret@proxy.example/api?key=k", "the base URL https://proxy.example/api has no /v1; OpenAI-compatible servers usually serve under /v1 (try https://proxy.example/api/v1)"},
+		{"http://localhost:8000/v1", ""},
+		{"https://openrouter.ai/api/v1/", ""},
+		{"https://generativelanguage.googleapis.com/v1beta/openai", ""},
+		{"", ""},
+		{"not a url", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, MissingVersionHint(tt.base), tt.base)
+	}
+}

@@ -102,7 +102,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return context.Cause(ctx)
 	case <-t.C:
 		return nil
 	}
@@ -110,19 +110,16 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // ForConfig returns p with MaxAttempts taken from the configuration's
 // max_retries extra (CrewAI's spelling: retries after the first attempt)
-// when p leaves it unset.
-func (p Policy) ForConfig(cfg llm.Config) Policy {
-	if n, ok := cfg.Extra["max_retries"].(int64); ok && p.MaxAttempts == 0 && n >= 0 {
-		p.MaxAttempts = int(n) + 1
+// when p leaves it unset. A max_retries that is not a non-negative whole
+// number (see [llm.Config.ExtraInt]) is an error, even when p sets
+// MaxAttempts.
+func (p Policy) ForConfig(cfg llm.Config) (Policy, error) {
+	n, ok, err := cfg.ExtraInt("max_retries")
+	if err != nil {
+		return p, err
 	}
-	return p
-}
-
-// WithTimeout bounds ctx by timeout when it is positive; the returned
-// function releases the context either way.
-func WithTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if timeout > 0 {
-		return context.WithTimeout(ctx, timeout)
+	if ok && p.MaxAttempts == 0 {
+		p.MaxAttempts = n + 1
 	}
-	return context.WithCancel(ctx)
+	return p, nil
 }

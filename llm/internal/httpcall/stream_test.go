@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/troupe-dev/troupe/llm"
 )
@@ -52,8 +53,31 @@ func TestStream(t *testing.T) {
 }
 
 func TestForConfig(t *testing.T) {
-	cfg := llm.Config{Extra: map[string]any{"max_retries": int64(4)}}
-	assert.Equal(t, 5, Policy{}.ForConfig(cfg).MaxAttempts, "max_retries counts retries after the first attempt")
-	assert.Equal(t, 2, Policy{MaxAttempts: 2}.ForConfig(cfg).MaxAttempts, "an explicit policy wins")
-	assert.Equal(t, 0, Policy{}.ForConfig(llm.Config{}).MaxAttempts)
+	tests := []struct {
+		name   string
+		p      Policy
+		extra  map[string]any
+		want   int
+		errSub string
+	}{
+		{"retries after the first attempt", Policy{}, map[string]any{"max_retries": int64(4)}, 5, ""},
+		{"int zero", Policy{}, map[string]any{"max_retries": 0}, 1, ""},
+		{"float zero", Policy{}, map[string]any{"max_retries": 0.0}, 1, ""},
+		{"string zero", Policy{}, map[string]any{"max_retries": "0"}, 1, ""},
+		{"an explicit policy wins", Policy{MaxAttempts: 2}, map[string]any{"max_retries": int64(4)}, 2, ""},
+		{"unset", Policy{}, nil, 0, ""},
+		{"fraction", Policy{}, map[string]any{"max_retries": 1.5}, 0, "max_retries"},
+		{"checked even when the policy wins", Policy{MaxAttempts: 2}, map[string]any{"max_retries": "many"}, 0, "max_retries"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := tt.p.ForConfig(llm.Config{Extra: tt.extra})
+			if tt.errSub != "" {
+				assert.ErrorContains(t, err, tt.errSub)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, p.MaxAttempts)
+		})
+	}
 }
