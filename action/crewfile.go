@@ -50,6 +50,10 @@ func LoadCrewDir(root, rel string, allow ...string) (*CrewFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	if files.dirs != nil && !filepath.IsAbs(path) {
+		// Relative paths are read relative to the root, and named from it.
+		path = filepath.Join(files.dirs.Base(), path)
+	}
 	cf := &CrewFile{Path: path, Data: data}
 	agents := map[string]any{}
 	switch list := data["agents"].(type) {
@@ -112,9 +116,6 @@ func newCrewFiles(root string, allow []string) (crewFiles, error) {
 // crew.jsonc, else its crew.json.
 func (c crewFiles) crewPath(rel string) (string, error) {
 	path := rel
-	if c.dirs != nil && !filepath.IsAbs(rel) {
-		path = filepath.Join(c.dirs.Base(), rel)
-	}
 	if st, err := c.stat(path); err == nil && st.IsDir() {
 		json := filepath.Join(path, "crew.json")
 		path = filepath.Join(path, "crew.jsonc")

@@ -30,7 +30,10 @@ type Definition struct {
 	// to Parse, or "" for flows built in Go.
 	Source string
 	// Dir is the directory of the definition file when it was loaded from a
-	// path; relative crew declarations resolve against it. Empty otherwise.
+	// path. The files the definition names (crew from_declaration,
+	// knowledge_sources) resolve against it and must stay inside it (see
+	// WithFileRoots). Empty otherwise: they then resolve against, and stay
+	// inside, the working directory. A host may set it.
 	Dir string
 
 	// Warnings holds the non-fatal diagnostics found when the definition was

@@ -26,6 +26,7 @@ type Engine struct {
 	tools        map[string]action.Tool
 	states       map[string]map[string]any
 	scripts      bool
+	fileRoots    []string // besides a definition's folder; see WithFileRoots
 	python       string
 	llm          llm.LLM
 	models       llm.Resolver
