@@ -33,7 +33,7 @@ type Definition struct {
 	// path. The files the definition names (crew from_declaration,
 	// knowledge_sources) resolve against it and must stay inside it (see
 	// WithFileRoots). Empty otherwise: they then resolve against, and stay
-	// inside, the working directory. A host may set it.
+	// inside, the working directory. A host may set it before the first run.
 	Dir string
 
 	// Warnings holds the non-fatal diagnostics found when the definition was
