@@ -3,7 +3,6 @@ package flow
 import (
 	"context"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,9 +63,6 @@ func NewEngine(opts ...Option) *Engine {
 		python:       "python3",
 	}
 	e.env, e.envErr = cel.NewEnv()
-	if v := strings.ToLower(strings.TrimSpace(os.Getenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION"))); v == "1" || v == "true" || v == "yes" {
-		e.scripts = true
-	}
 	for _, o := range opts {
 		o(e)
 	}
@@ -105,7 +101,9 @@ func WithStateSchema(ref string, jsonSchema map[string]any) Option {
 
 // WithScripts allows script actions, which run Python code from the
 // definition in a python3 subprocess. Only enable it for trusted
-// definitions. CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION=1 enables it too.
+// definitions. It is the only switch: the engine reads no environment
+// variable (CrewAI's CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION is for the host to
+// read, as troupe run does).
 func WithScripts(allow bool) Option { return func(e *Engine) { e.scripts = allow } }
 
 // WithPython sets the Python interpreter used by script actions.
