@@ -101,7 +101,7 @@ func runFlow(cmd *cobra.Command, path string, f runFlags) error {
 // loadDefinition reads ./.env and the definition at path, reporting
 // problems on stderr.
 func loadDefinition(path string, stderr io.Writer) (*flow.Definition, error) {
-	loadDotEnv(".env")
+	loadDotEnv(".env", stderr)
 	if st, err := os.Stat(path); err != nil {
 		fmt.Fprintf(stderr, "Invalid definition path: %s does not exist.\n", path)
 		return nil, exitError{exitFail}
@@ -216,11 +216,6 @@ func (s *session) finish(cmd *cobra.Command, path string, def *flow.Definition, 
 	}
 	fmt.Fprintln(out, formatResult(res.Output))
 	return nil
-}
-
-func scriptsFromEnv() bool {
-	v := strings.ToLower(strings.TrimSpace(os.Getenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION")))
-	return v == "1" || v == "true" || v == "yes"
 }
 
 func parseInputs(s string) (map[string]any, error) {
@@ -372,30 +367,5 @@ func progress(w io.Writer) func(flow.Event) {
 			midLine = false
 		}
 		fmt.Fprintln(w, line)
-	}
-}
-
-// loadDotEnv sets variables from a .env file, overriding the environment as
-// CrewAI's CLI does. A missing file is not an error.
-func loadDotEnv(path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		line = strings.TrimPrefix(line, "export ")
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-			v = v[1 : len(v)-1]
-		}
-		os.Setenv(strings.TrimSpace(k), v)
 	}
 }

@@ -293,15 +293,3 @@ func TestRunUnknownInputAndMissingRequired(t *testing.T) {
 	assert.Contains(t, errOut, "Did you mean 'prospect_email'?")
 	assert.Contains(t, errOut, "Missing required input 'prospect_email'")
 }
-
-// troupe run reads ./.env, as CrewAI's CLI does.
-func TestRunLoadsDotEnv(t *testing.T) {
-	dir := inTempDir(t)
-	t.Setenv("TROUPE_TEST_TOPIC", "")
-	flowFile(t, dir, ".env", "# comment\nexport TROUPE_TEST_TOPIC='from dotenv'\n")
-	path := flowFile(t, dir, "flow.yaml", "schema: crewai.flow/v1\nname: Env\nmethods:\n  begin: {start: true, do: {call: expression, expr: state.topic}}\n")
-	code, out, errOut := runCLI(t, "run", path, "--inputs", `{"topic":"AI"}`)
-	require.Equal(t, exitOK, code, errOut)
-	assert.Equal(t, "AI\n", out)
-	assert.Equal(t, "from dotenv", os.Getenv("TROUPE_TEST_TOPIC"))
-}
