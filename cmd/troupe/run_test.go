@@ -140,7 +140,8 @@ func TestRunJSON(t *testing.T) {
 		require.Equal(t, exitOK, code, errOut)
 		var got map[string]any
 		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
-		assert.ElementsMatch(t, []string{"result", "outputs", "state", "trace", "usage"}, keys(got))
+		assert.ElementsMatch(t, []string{"result", "outputs", "state", "trace", "usage", "warnings"}, keys(got))
+		assert.Equal(t, []any{}, got["warnings"])
 		assert.Equal(t, "AI", got["result"])
 		assert.Equal(t, map[string]any{"begin": "AI"}, got["outputs"])
 		assert.Equal(t, []any{"begin"}, got["trace"])
