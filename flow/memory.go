@@ -141,7 +141,8 @@ func (r *run) knowledgeContext(ctx context.Context, sources any, query string) (
 		}
 	}
 	if err := base.Add(ctx, srcs...); err != nil {
-		if !errors.Is(err, errSourceFailed) {
+		var se *sourceError
+		if !errors.As(err, &se) { // it names its entry itself
 			err = fmt.Errorf("knowledge_sources: %w", err)
 		}
 		return "", err
@@ -156,19 +157,14 @@ func (r *run) knowledgeContext(ctx context.Context, sources any, query string) (
 	return knowledge.Format(res), nil
 }
 
-// errSourceFailed marks the error of one knowledge_sources entry, which
-// names the entry itself.
-var errSourceFailed = errors.New("knowledge source failed")
-
 // sourceError is the error of the i-th knowledge_sources entry.
 type sourceError struct {
 	i   int
 	err error
 }
 
-func (e *sourceError) Error() string        { return fmt.Sprintf("knowledge_sources[%d]: %v", e.i, e.err) }
-func (e *sourceError) Unwrap() error        { return e.err }
-func (e *sourceError) Is(target error) bool { return target == errSourceFailed }
+func (e *sourceError) Error() string { return fmt.Sprintf("knowledge_sources[%d]: %v", e.i, e.err) }
+func (e *sourceError) Unwrap() error { return e.err }
 
 // knowledgePath is the source of the i-th knowledge_sources entry, a file
 // or a folder, confined to the flow's folder and the engine's file roots.
