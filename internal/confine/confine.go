@@ -33,6 +33,7 @@ type OutsideError struct {
 	Dirs []string
 }
 
+// Error names the path, where it leads and the allowed folders.
 func (e *OutsideError) Error() string {
 	if e.Resolved != "" && e.Resolved != e.Path {
 		return fmt.Sprintf("%s resolves to %s, %s (%s)", e.Path, e.Resolved, ErrOutside, strings.Join(e.Dirs, ", "))
