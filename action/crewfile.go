@@ -11,6 +11,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/troupe-dev/troupe/internal/confine"
 	"github.com/troupe-dev/troupe/schema"
 )
 
@@ -31,18 +32,27 @@ type CrewFile struct {
 }
 
 // LoadCrewDir reads the crew declaration at rel. With a root (the folder of
-// the flow file), rel is relative to it and must stay inside it, symbolic
-// links included; without one, rel is used as given. A folder means its
-// crew.jsonc, else its crew.json. The declaration is checked as
-// [CheckCrewData] does.
-func LoadCrewDir(root, rel string) (*CrewFile, error) {
-	path, err := resolveCrewPath(root, rel)
+// the flow file), rel is relative to it, and every file read (the crew file
+// and each agents/<name> file) must resolve inside root or one of the allow
+// folders, symbolic links included; without a root, rel is used as given.
+// A folder means its crew.jsonc, else its crew.json. The declaration is
+// checked as [CheckCrewData] does.
+func LoadCrewDir(root, rel string, allow ...string) (*CrewFile, error) {
+	files, err := newCrewFiles(root, allow)
 	if err != nil {
 		return nil, err
 	}
-	data, err := readJSONC(path)
+	path, err := files.crewPath(rel)
 	if err != nil {
 		return nil, err
+	}
+	data, err := files.readJSONC(path)
+	if err != nil {
+		return nil, err
+	}
+	if files.dirs != nil && !filepath.IsAbs(path) {
+		// Relative paths are read relative to the root, and named from it.
+		path = filepath.Join(files.dirs.Base(), path)
 	}
 	cf := &CrewFile{Path: path, Data: data}
 	agents := map[string]any{}
@@ -55,7 +65,7 @@ func LoadCrewDir(root, rel string) (*CrewFile, error) {
 				if v == "" || strings.ContainsAny(v, `/\`) || v == "." || v == ".." {
 					return nil, &CrewError{Msg: fmt.Sprintf("%s: agents[%d]: invalid agent name %q", path, i, v)}
 				}
-				body, err := readAgent(filepath.Join(filepath.Dir(path), "agents"), v)
+				body, err := files.readAgent(filepath.Join(filepath.Dir(path), "agents"), v)
 				if err != nil {
 					return nil, err
 				}
@@ -87,61 +97,81 @@ func LoadCrewDir(root, rel string) (*CrewFile, error) {
 	return cf, nil
 }
 
-// resolveCrewPath finds the crew file for rel.
-func resolveCrewPath(root, rel string) (string, error) {
-	path := rel
-	if root != "" {
-		absRoot, err := filepath.Abs(root)
-		if err != nil {
-			return "", fmt.Errorf("action: crew declaration: %w", err)
-		}
-		if filepath.IsAbs(rel) {
-			path = filepath.Clean(rel)
-		} else {
-			path = filepath.Join(absRoot, rel)
-		}
-		if !within(absRoot, path) {
-			return "", fmt.Errorf("action: %w: %s", ErrOutsideRoot, rel)
-		}
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			realRoot, rerr := filepath.EvalSymlinks(absRoot)
-			if rerr == nil && !within(realRoot, real) {
-				return "", fmt.Errorf("action: %w: %s", ErrOutsideRoot, rel)
-			}
-		}
+// crewFiles reads the files of a crew declaration: confined to the allowed
+// folders when dirs is set, as given otherwise.
+type crewFiles struct{ dirs *confine.Dirs }
+
+func newCrewFiles(root string, allow []string) (crewFiles, error) {
+	if root == "" {
+		return crewFiles{}, nil
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	dirs, err := confine.New(root, allow...)
+	if err != nil {
+		return crewFiles{}, fmt.Errorf("action: crew declaration: %w", err)
+	}
+	return crewFiles{dirs: dirs}, nil
+}
+
+// crewPath finds the crew file for rel: rel itself, or for a folder its
+// crew.jsonc, else its crew.json.
+func (c crewFiles) crewPath(rel string) (string, error) {
+	path := rel
+	if st, err := c.stat(path); err == nil && st.IsDir() {
 		json := filepath.Join(path, "crew.json")
 		path = filepath.Join(path, "crew.jsonc")
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			if _, err := os.Stat(json); err == nil {
+		if _, err := c.stat(path); errors.Is(err, fs.ErrNotExist) {
+			if _, err := c.stat(json); err == nil {
 				path = json
 			}
 		}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
 	}
 	return path, nil
 }
 
-// within reports whether path is root or inside it.
-func within(root, path string) bool {
-	r, err := filepath.Rel(root, path)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+func (c crewFiles) stat(path string) (fs.FileInfo, error) {
+	if c.dirs == nil {
+		return os.Stat(path)
+	}
+	st, err := c.dirs.Stat(path)
+	return st, outsideRoot(err)
+}
+
+func (c crewFiles) read(path string) ([]byte, error) {
+	if c.dirs == nil {
+		return os.ReadFile(path)
+	}
+	data, err := c.dirs.ReadFile(path, 0)
+	return data, outsideRoot(err)
+}
+
+// outsideRoot gives a path that leaves the allowed folders CrewAI's message
+// (and ErrOutsideRoot), followed by where the path leads.
+func outsideRoot(err error) error {
+	if errors.Is(err, confine.ErrOutside) {
+		return fmt.Errorf("action: %w: %w", ErrOutsideRoot, err)
+	}
+	return err
 }
 
 // readAgent reads agents/<name>.jsonc, else agents/<name>.json.
-func readAgent(dir, name string) (map[string]any, error) {
+func (c crewFiles) readAgent(dir, name string) (map[string]any, error) {
 	p := filepath.Join(dir, name+".jsonc")
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-		if _, err := os.Stat(filepath.Join(dir, name+".json")); err == nil {
+	if _, err := c.stat(p); errors.Is(err, fs.ErrNotExist) {
+		if _, err := c.stat(filepath.Join(dir, name+".json")); err == nil {
 			p = filepath.Join(dir, name+".json")
 		}
 	}
-	return readJSONC(p)
+	return c.readJSONC(p)
 }
 
 // readJSONC reads a JSON-with-comments file holding one object.
-func readJSONC(path string) (map[string]any, error) {
-	raw, err := os.ReadFile(path)
+func (c crewFiles) readJSONC(path string) (map[string]any, error) {
+	raw, err := c.read(path)
+	if errors.Is(err, ErrOutsideRoot) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("action: crew declaration: %w", err)
 	}

@@ -200,7 +200,7 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 		r.withMemory(spec, truthy(ag.Extra["memory"]))
 		task := action.AgentTask{Input: s, ResponseSchema: ag.ResponseSchema}
 		if task.Context, err = r.knowledgeContext(ctx, ag.Extra["knowledge_sources"], s); err != nil {
-			return nil, fmt.Errorf("%s: knowledge_sources: %w", where, err)
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		out, err := action.RunAgent(ctx, spec, task, r.agentOptions(ctx, sc.method))
 		if err != nil {

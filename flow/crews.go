@@ -71,12 +71,16 @@ func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn,
 }
 
 // loadCrew reads a crew declaration folder, relative to the flow file's
-// folder (and confined to it) or, for definitions read from memory, to the
-// working directory.
+// folder or, for definitions read from memory, to the working directory,
+// and confined to that folder and the engine's WithFileRoots.
 func (e *Engine) loadCrew(def *Definition, rel string) (*Crew, *cel.Value, error) {
-	f, err := action.LoadCrewDir(def.Dir, rel)
+	base, err := fileBase(def)
 	if err != nil {
 		return nil, nil, err
+	}
+	f, err := action.LoadCrewDir(base, rel, e.fileRoots...)
+	if err != nil {
+		return nil, nil, fileRootsHint(err)
 	}
 	raw, err := json.Marshal(f.Data)
 	if err != nil {
@@ -170,7 +174,7 @@ func (r *run) crewExtras(ctx context.Context, c *Crew, spec *action.CrewSpec) er
 		for _, sources := range []any{c.Extra["knowledge_sources"], a.Extra["knowledge_sources"]} {
 			block, err := r.knowledgeContext(ctx, sources, query)
 			if err != nil {
-				return fmt.Errorf("crew action: agents.%s: knowledge_sources: %w", a.Name, err)
+				return fmt.Errorf("crew action: agents.%s: %w", a.Name, err)
 			}
 			if block != "" {
 				s.Backstory += "\n\n" + block

@@ -2,7 +2,9 @@
 // CrewAI's crewai.flow/v1 format.
 //
 // A Definition comes from YAML or JSON (Load, Parse) or from Go code (New).
-// Either way it is validated the same way and runs on an Engine.
+// Either way it is validated the same way and runs on an Engine. Errors
+// stop a definition from loading; warnings (a listen naming no method, an
+// unreachable method, ...) do not, and are kept in Definition.Warnings.
 package flow
 
 // SchemaV1 is the only schema version a definition may declare.
@@ -30,11 +32,17 @@ type Definition struct {
 	// to Parse, or "" for flows built in Go.
 	Source string
 	// Dir is the directory of the definition file when it was loaded from a
-	// path; relative crew declarations resolve against it. Empty otherwise.
+	// path. The files the definition names (crew from_declaration,
+	// knowledge_sources) resolve against it and must stay inside it (see
+	// WithFileRoots). Empty otherwise: they then resolve against, and stay
+	// inside, the working directory. A host may set it before the first run.
 	Dir string
 
 	// Warnings holds the non-fatal diagnostics found when the definition was
-	// loaded or built.
+	// loaded or built. Load, Parse and Build succeed on a definition with
+	// warnings and report them only here (they print nothing): a host that
+	// wants them shown, or treated as errors as troupe's --strict does,
+	// reads them from this field. CheckFile and Check return them too.
 	Warnings Diagnostics
 
 	pos positions

@@ -2,7 +2,6 @@ package flow
 
 import (
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +28,7 @@ type Engine struct {
 	tools        map[string]action.Tool
 	states       map[string]map[string]any
 	scripts      bool
+	fileRoots    []string // besides a definition's folder; see WithFileRoots
 	python       string
 	llm          llm.LLM
 	models       llm.Resolver
@@ -72,9 +72,6 @@ func NewEngine(opts ...Option) *Engine {
 	}
 	e.cacheSize = DefaultProgramCache
 	e.env, e.envErr = cel.NewEnv()
-	if v := strings.ToLower(strings.TrimSpace(os.Getenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION"))); v == "1" || v == "true" || v == "yes" {
-		e.scripts = true
-	}
 	for _, o := range opts {
 		o(e)
 	}
@@ -114,7 +111,9 @@ func WithStateSchema(ref string, jsonSchema map[string]any) Option {
 
 // WithScripts allows script actions, which run Python code from the
 // definition in a python3 subprocess. Only enable it for trusted
-// definitions. CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION=1 enables it too.
+// definitions. It is the only switch: the engine reads no environment
+// variable (CrewAI's CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION is for the host to
+// read, as troupe run does).
 func WithScripts(allow bool) Option { return func(e *Engine) { e.scripts = allow } }
 
 // WithPython sets the Python interpreter used by script actions.

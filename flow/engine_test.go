@@ -165,18 +165,27 @@ methods:
 	assert.Contains(t, err.Error(), "bad: invalid do ref 'no-colon'; expected 'module:qualname'")
 }
 
+// Scripts are off unless the host passes WithScripts(true). The engine
+// reads no environment variable: CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION=1 in
+// the process environment does not switch them on (the CLI reads it and
+// passes the option).
 func TestScriptsAreOffByDefault(t *testing.T) {
-	t.Setenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION", "")
 	def := mustParse(t, `
 schema: crewai.flow/v1
 name: Script
 methods:
   s: {start: true, do: {call: script, code: "return 1"}}
 `)
-	_, err := flow.NewEngine().Run(context.Background(), def, nil)
-	require.ErrorIs(t, err, flow.ErrScriptsDisabled)
-	assert.Contains(t, err.Error(), "CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION=1")
-	assert.NotContains(t, err.Error(), "methods with unresolvable actions")
+	for _, env := range []string{"", "1", "true"} {
+		t.Run("env="+env, func(t *testing.T) {
+			t.Setenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION", env)
+			_, err := flow.NewEngine().Run(context.Background(), def, nil)
+			require.ErrorIs(t, err, flow.ErrScriptsDisabled)
+			assert.Contains(t, err.Error(), "CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION=1")
+			assert.Contains(t, err.Error(), "flow.WithScripts(true)")
+			assert.NotContains(t, err.Error(), "methods with unresolvable actions")
+		})
+	}
 }
 
 func TestOrListenerRacesAndFiresOnce(t *testing.T) {

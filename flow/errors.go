@@ -49,7 +49,7 @@ func (e *CompileError) Error() string {
 
 // ErrScriptsDisabled is returned when a definition has script actions and
 // the engine does not allow them.
-var ErrScriptsDisabled = errors.New("flow: Flow script execution is disabled by default. Set CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION=1 to enable it only for trusted flow definitions (or use flow.WithScripts(true), troupe run --allow-scripts).")
+var ErrScriptsDisabled = errors.New("flow: Flow script execution is disabled by default. Set CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION=1 to enable it only for trusted flow definitions (in Troupe the host enables scripts with flow.WithScripts(true); troupe run does so with --allow-scripts or with that variable set in its environment, never from .env).")
 
 // ErrLoop reports a listener called more than config.max_method_calls times.
 var ErrLoop = errors.New("flow: too many calls")

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -102,7 +103,9 @@ func (r *run) withMemory(spec *action.AgentSpec, wanted bool) {
 }
 
 // knowledgeContext searches an agent's or crew's knowledge_sources for the
-// task and returns the prompt block, or "".
+// task and returns the prompt block, or "". Files and folders resolve
+// against the flow's folder and must stay inside it or the engine's
+// WithFileRoots.
 func (r *run) knowledgeContext(ctx context.Context, sources any, query string) (string, error) {
 	list, ok := sources.([]any)
 	if !ok || len(list) == 0 {
@@ -116,12 +119,20 @@ func (r *run) knowledgeContext(ctx context.Context, sources any, query string) (
 	for i, s := range list {
 		switch v := s.(type) {
 		case string:
-			srcs = append(srcs, r.knowledgePath(v))
+			src, err := r.knowledgePath(i, v)
+			if err != nil {
+				return "", err
+			}
+			srcs = append(srcs, src)
 		case map[string]any:
 			if text, ok := v["text"].(string); ok {
 				srcs = append(srcs, knowledge.Text(fmt.Sprintf("source %d", i), text))
 			} else if p, ok := v["path"].(string); ok {
-				srcs = append(srcs, r.knowledgePath(p))
+				src, err := r.knowledgePath(i, p)
+				if err != nil {
+					return "", err
+				}
+				srcs = append(srcs, src)
 			} else {
 				return "", fmt.Errorf("knowledge_sources[%d]: use a path or {text: ...} / {path: ...}", i)
 			}
@@ -130,22 +141,48 @@ func (r *run) knowledgeContext(ctx context.Context, sources any, query string) (
 		}
 	}
 	if err := base.Add(ctx, srcs...); err != nil {
+		var se *sourceError
+		if !errors.As(err, &se) { // it names its entry itself
+			err = fmt.Errorf("knowledge_sources: %w", err)
+		}
 		return "", err
 	}
 	res, err := base.Search(ctx, query, 3, 0.1)
-	if err != nil || len(res) == 0 {
-		return "", err
+	if err != nil {
+		return "", fmt.Errorf("knowledge_sources: %w", err)
+	}
+	if len(res) == 0 {
+		return "", nil
 	}
 	return knowledge.Format(res), nil
 }
 
-// knowledgePath resolves a knowledge file or folder against the flow's folder.
-func (r *run) knowledgePath(p string) knowledge.Source {
-	if !filepath.IsAbs(p) && r.p.def.Dir != "" {
-		p = filepath.Join(r.p.def.Dir, p)
+// sourceError is the error of the i-th knowledge_sources entry.
+type sourceError struct {
+	i   int
+	err error
+}
+
+func (e *sourceError) Error() string { return fmt.Sprintf("knowledge_sources[%d]: %v", e.i, e.err) }
+func (e *sourceError) Unwrap() error { return e.err }
+
+// knowledgePath is the source of the i-th knowledge_sources entry, a file
+// or a folder, confined to the flow's folder and the engine's file roots.
+func (r *run) knowledgePath(i int, p string) (knowledge.Source, error) {
+	dir, err := fileBase(r.p.def)
+	if err != nil {
+		return nil, err
 	}
+	within := knowledge.Within(append([]string{dir}, r.e.fileRoots...)...)
+	src := knowledge.File(p, within)
 	if strings.HasSuffix(p, "/") || filepath.Ext(p) == "" {
-		return knowledge.Folder(p)
+		src = knowledge.Folder(p, within)
 	}
-	return knowledge.File(p)
+	return knowledge.SourceFunc(func(ctx context.Context) ([]knowledge.Document, error) {
+		docs, err := src.Documents(ctx)
+		if err != nil {
+			return nil, &sourceError{i: i, err: fileRootsHint(err)}
+		}
+		return docs, nil
+	}), nil
 }

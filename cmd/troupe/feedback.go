@@ -115,7 +115,7 @@ func (l *lineReader) read() {
 // reviewText is an output as a person reads it: text as is, an agent's or
 // crew's raw answer, anything else as indented JSON.
 func reviewText(v any) string {
-	switch x := jsonable(v).(type) {
+	switch x := jsonSafe(v).(type) {
 	case nil:
 		return "(no output)"
 	case string:
@@ -125,7 +125,7 @@ func reviewText(v any) string {
 			return raw
 		}
 	}
-	b, err := json.MarshalIndent(jsonable(v), "", "  ")
+	b, err := json.MarshalIndent(jsonSafe(v), "", "  ")
 	if err != nil {
 		return fmt.Sprint(v)
 	}

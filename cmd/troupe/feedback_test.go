@@ -182,7 +182,7 @@ func TestResumeJSON(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	var done map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &done), out)
-	assert.ElementsMatch(t, []string{"result", "outputs", "state", "trace", "usage"}, keys(done))
+	assert.ElementsMatch(t, []string{"result", "outputs", "state", "trace", "usage", "warnings"}, keys(done))
 	assert.Equal(t, "Published draft-AI", done["result"])
 	assert.Equal(t, map[string]any{"first": "draft-AI", "review": "draft-AI (reviewed)", "publish": "Published draft-AI"}, done["outputs"])
 }

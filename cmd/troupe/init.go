@@ -22,24 +22,32 @@ func newInitCmd() *cobra.Command {
 			words := strings.NewReplacer("_", " ", "-", " ").Replace(name)
 			flowName := strings.ReplaceAll(cases.Title(language.Und, cases.NoLower).String(words), " ", "")
 			if _, err := os.Stat(folder); err == nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "Error: Folder %s already exists.\n", folder)
-				return exitError{1}
+				return fmt.Errorf("Folder %s already exists.", folder)
 			}
-			files := map[string]string{
-				"flow.yaml":  strings.ReplaceAll(initFlow, "{{flow_name}}", flowName),
-				"AGENTS.md":  initGuide,
-				"README.md":  strings.ReplaceAll(initReadme, "{{name}}", name),
-				".gitignore": ".env\n.troupe/\n",
+			files := []struct{ name, body string }{
+				{"flow.yaml", strings.ReplaceAll(initFlow, "{{flow_name}}", flowName)},
+				{"AGENTS.md", initGuide},
+				{"README.md", strings.ReplaceAll(initReadme, "{{name}}", name)},
+				{".gitignore", ".env\n.troupe/\n"},
 			}
 			if err := os.MkdirAll(folder, 0o755); err != nil {
 				return err
 			}
-			for file, body := range files {
-				if err := os.WriteFile(filepath.Join(folder, file), []byte(body), 0o644); err != nil {
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(folder, f.name), []byte(f.body), 0o644); err != nil {
 					return err
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Created %s/. Try: cd %s && troupe run\n", folder, folder)
+			out := cmd.OutOrStdout()
+			from := ""
+			if folder != name {
+				from = fmt.Sprintf(" (the folder name for %q)", name)
+			}
+			fmt.Fprintf(out, "Created %s/%s with the flow %s:\n", folder, from, flowName)
+			for _, f := range files {
+				fmt.Fprintf(out, "  %s\n", filepath.Join(folder, f.name))
+			}
+			fmt.Fprintf(out, "Try: cd %s && troupe run\n", folder)
 			return nil
 		},
 	}

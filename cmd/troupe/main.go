@@ -2,8 +2,10 @@
 //
 // Usage:
 //
-//	troupe validate [--json] FILE...   check definitions, report every problem
-//	troupe run [FILE] [--inputs JSON] [--json] [--llm-script FILE] [--tool-script FILE]
+//	troupe validate [--json] [--strict] FILE...
+//	                                   check definitions, report every problem
+//	troupe run [FILE] [--inputs JSON] [--json] [--strict] [--allow-path DIR]
+//	           [--llm-script FILE] [--tool-script FILE]
 //	                                   run a flow (FILE defaults to flow.yaml)
 //	troupe resume [FILE] --id ID [--feedback TEXT]
 //	                                   continue a paused or interrupted run
@@ -13,7 +15,11 @@
 //	troupe schema                      print the JSON Schema of the format
 //
 // Exit codes: 0 success, 1 an invalid definition or a failed command,
-// 2 a usage error, 3 a run paused for human feedback.
+// 2 a usage error, 3 a run paused for human feedback, 130 a run stopped by
+// Ctrl-C (SIGINT).
+//
+// Errors are printed on stderr as one line "troupe: ...", definitions'
+// diagnostics as FILE:LINE:COL: error|warning: PATH: MESSAGE.
 package main
 
 import (
@@ -120,6 +126,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintln(stderr, "troupe: interrupted")
+		return exitInterrupted
 	case errors.As(err, &exit):
 		return exit.code
 	case errors.As(err, &usage), !errors.As(err, &cmdEr):

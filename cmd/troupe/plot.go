@@ -15,10 +15,10 @@ func newPlotCmd() *cobra.Command {
 		Short: "Draw a flow's graph as Mermaid (default) or DOT",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			def, err := flow.Load(args[0])
-			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
-				return exitError{1}
+			def, diags := flow.CheckFile(args[0])
+			if diags.HasErrors() {
+				printDiagnostics(cmd.ErrOrStderr(), diags)
+				return exitError{exitFail}
 			}
 			switch format {
 			case "mermaid":

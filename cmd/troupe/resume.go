@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 
 	"github.com/spf13/cobra"
 
@@ -41,17 +39,16 @@ func newResumeCmd() *cobra.Command {
 
 func resumeFlow(cmd *cobra.Command, path string, f resumeFlags) error {
 	stderr := cmd.ErrOrStderr()
-	def, err := loadDefinition(path, stderr)
+	def, err := loadDefinition(path, stderr, f.runFlags)
 	if err != nil {
 		return err
 	}
 	s, err := newSession(cmd, f.runFlags, def)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitError{exitFail}
+		return err
 	}
 	defer s.close()
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 
 	feedback := f.feedback
@@ -69,16 +66,14 @@ func resumeFlow(cmd *cobra.Command, path string, f resumeFlags) error {
 				return exitError{exitPaused}
 			}
 			if err != nil {
-				fmt.Fprintln(stderr, err)
-				return exitError{exitFail}
+				return interrupted(ctx, err)
 			}
 			feedback = answer
 		}
 	}
 	res, err := s.engine.Resume(ctx, def, f.id, feedback)
 	if errors.Is(err, flow.ErrNotFound) {
-		fmt.Fprintf(stderr, "No stored run of flow %s with id %q; `troupe runs` lists the stored runs.\n", def.Name, f.id)
-		return exitError{exitFail}
+		return fmt.Errorf("No stored run of flow %s with id %q; `troupe runs` lists the stored runs.", def.Name, f.id)
 	}
-	return s.finish(cmd, path, def, res, err)
+	return s.finish(ctx, cmd, path, def, res, err)
 }

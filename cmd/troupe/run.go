@@ -1,12 +1,11 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
 	"sync"
@@ -25,7 +24,9 @@ import (
 type runFlags struct {
 	inputs       string
 	asJSON       bool
+	strict       bool
 	allowScripts bool
+	allowPaths   []string
 	llmScript    string
 	toolScript   string
 	store        string
@@ -41,9 +42,13 @@ func newRunCmd() *cobra.Command {
 		Use:   "run [FILE]",
 		Short: "Run a flow (FILE defaults to ./flow.yaml) and print its result",
 		Long: "Run a flow (FILE defaults to ./flow.yaml) and print its result.\n\n" +
+			"The definition's warnings are printed on stderr as `troupe validate` prints\n" +
+			"them (with --json they are in the output's \"warnings\" instead); with --strict\n" +
+			"a definition with warnings is not run (exit code 1).\n\n" +
 			"A method with human_feedback asks in the terminal when stdin is one. Otherwise\n" +
 			"the run pauses: its flow id, the question and the command that resumes it are\n" +
-			"printed on stderr, and troupe exits with code 3.",
+			"printed on stderr, and troupe exits with code 3. Ctrl-C stops the run and\n" +
+			"exits with code 130.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFlow(cmd, flowPath(args), f)
@@ -56,8 +61,10 @@ func newRunCmd() *cobra.Command {
 
 // addEngineFlags adds the flags run and resume share.
 func addEngineFlags(cmd *cobra.Command, f *runFlags) {
-	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print {result, outputs, state, trace, usage} as one JSON object")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print {result, outputs, state, trace, usage, warnings} as one JSON object (NaN and infinities as the strings \"NaN\", \"Infinity\", \"-Infinity\")")
+	cmd.Flags().BoolVar(&f.strict, "strict", false, "treat the definition's warnings as errors: do not run it")
 	cmd.Flags().BoolVar(&f.allowScripts, "allow-scripts", false, "allow script actions (Python) from this trusted definition")
+	cmd.Flags().StringArrayVar(&f.allowPaths, "allow-path", nil, "let the definition read files (knowledge_sources, crew from_declaration) from this folder too; repeatable")
 	cmd.Flags().StringVar(&f.llmScript, "llm-script", "", "answer every model call from this scripted replies file (llm/fake format)")
 	cmd.Flags().StringVar(&f.toolScript, "tool-script", "", "register the scripted tools of this file (action/fake format), for agents and tool actions")
 	cmd.Flags().StringVar(&f.store, "store", defaultStore, "the SQLite file runs are saved in (persist blocks, pauses)")
@@ -74,45 +81,50 @@ func flowPath(args []string) string {
 
 func runFlow(cmd *cobra.Command, path string, f runFlags) error {
 	stderr := cmd.ErrOrStderr()
-	def, err := loadDefinition(path, stderr)
+	def, err := loadDefinition(path, stderr, f)
 	if err != nil {
 		return err
 	}
 	inputs, err := parseInputs(f.inputs)
 	if err != nil {
-		fmt.Fprintf(stderr, "Invalid --inputs JSON: %v\n", err)
-		return exitError{exitFail}
+		return fmt.Errorf("Invalid --inputs JSON: %w", err)
 	}
 	if inputs, err = checkInputs(def, inputs, stderr); err != nil {
-		return exitError{exitFail}
+		return err
 	}
 	s, err := newSession(cmd, f, def)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitError{exitFail}
+		return err
 	}
 	defer s.close()
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	res, err := s.engine.Run(ctx, def, inputs)
-	return s.finish(cmd, path, def, res, err)
+	return s.finish(ctx, cmd, path, def, res, err)
 }
 
-// loadDefinition reads ./.env and the definition at path, reporting
-// problems on stderr.
-func loadDefinition(path string, stderr io.Writer) (*flow.Definition, error) {
-	loadDotEnv(".env")
+// loadDefinition reads ./.env and the definition at path. It prints the
+// definition's diagnostics on stderr as validate does: its errors, and its
+// warnings unless they go into the --json output. With --strict, warnings
+// fail it.
+func loadDefinition(path string, stderr io.Writer, f runFlags) (*flow.Definition, error) {
+	loadDotEnv(".env", stderr)
 	if st, err := os.Stat(path); err != nil {
-		fmt.Fprintf(stderr, "Invalid definition path: %s does not exist.\n", path)
-		return nil, exitError{exitFail}
+		return nil, fmt.Errorf("Invalid definition path: %s does not exist.", path)
 	} else if st.IsDir() {
-		fmt.Fprintf(stderr, "Invalid definition path: %s is not a file.\n", path)
+		return nil, fmt.Errorf("Invalid definition path: %s is not a file.", path)
+	}
+	def, diags := flow.CheckFile(path)
+	if diags.HasErrors() {
+		printDiagnostics(stderr, diags)
 		return nil, exitError{exitFail}
 	}
-	def, err := flow.Load(path)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, exitError{exitFail}
+	if f.strict && len(def.Warnings) > 0 {
+		printDiagnostics(stderr, def.Warnings)
+		return nil, strictError(path, len(def.Warnings))
+	}
+	if !f.asJSON {
+		printDiagnostics(stderr, def.Warnings)
 	}
 	return def, nil
 }
@@ -148,6 +160,7 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 		flow.WithStore(s.stores.store(f.store)),
 		flow.WithBackend(persistenceType, s.stores.backend),
 		flow.WithTools(tools...),
+		flow.WithFileRoots(f.allowPaths...),
 	}
 	if f.llmScript != "" {
 		m, err := fake.Load(f.llmScript)
@@ -182,21 +195,17 @@ func (s *session) close() {
 }
 
 // finish prints the outcome of a run: its result, or on a pause what is
-// asked and how to resume (exit code 3), or the error (exit code 1).
-func (s *session) finish(cmd *cobra.Command, path string, def *flow.Definition, res *flow.Result, err error) error {
+// asked and how to resume (exit code 3), or the error (exit code 1; 130
+// when Ctrl-C stopped the run).
+func (s *session) finish(ctx context.Context, cmd *cobra.Command, path string, def *flow.Definition, res *flow.Result, err error) error {
 	stderr := cmd.ErrOrStderr()
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitError{exitFail}
+		if s.flags.asJSON {
+			printDiagnostics(stderr, def.Warnings) // no report will hold them
+		}
+		return interrupted(ctx, err)
 	}
 	out := cmd.OutOrStdout()
-	report := map[string]any{
-		"result":  jsonable(res.Output),
-		"outputs": res.Outputs,
-		"state":   res.State,
-		"trace":   res.Trace,
-		"usage":   res.Usage,
-	}
 	if res.Pending != nil {
 		id := res.RunID
 		if id == "" {
@@ -204,23 +213,19 @@ func (s *session) finish(cmd *cobra.Command, path string, def *flow.Definition, 
 		}
 		reportPause(stderr, def.Name, id, res.Pending, resumeCommand(path, id, s.flags))
 		if s.flags.asJSON {
-			report["flow_id"], report["pending"] = id, res.Pending
-			if err := json.NewEncoder(out).Encode(report); err != nil {
+			report := newRunReport(def, res)
+			report.FlowID, report.Pending = id, res.Pending
+			if err := report.write(out); err != nil {
 				return err
 			}
 		}
 		return exitError{exitPaused}
 	}
 	if s.flags.asJSON {
-		return json.NewEncoder(out).Encode(report)
+		return newRunReport(def, res).write(out)
 	}
 	fmt.Fprintln(out, formatResult(res.Output))
 	return nil
-}
-
-func scriptsFromEnv() bool {
-	v := strings.ToLower(strings.TrimSpace(os.Getenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION")))
-	return v == "1" || v == "true" || v == "yes"
 }
 
 func parseInputs(s string) (map[string]any, error) {
@@ -240,14 +245,14 @@ func parseInputs(s string) (map[string]any, error) {
 
 // checkInputs applies CrewAI's CLI rules for structured state: unknown keys
 // are dropped with a did-you-mean, missing required fields and bad values
-// are reported before anything runs.
+// are reported (one line each, as CrewAI does) before anything runs, and
+// the error is then an exitError.
 func checkInputs(def *flow.Definition, inputs map[string]any, stderr io.Writer) (map[string]any, error) {
 	if def.State == nil || def.State.JSONSchema == nil {
 		return inputs, nil
 	}
 	sc, err := schema.CompileState(def.State.JSONSchema)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
 		return nil, err
 	}
 	kept := map[string]any{}
@@ -296,43 +301,19 @@ func checkInputs(def *flow.Definition, inputs map[string]any, stderr io.Writer) 
 		bad = true
 	}
 	if bad {
-		return nil, errors.New("missing inputs")
+		return nil, exitError{exitFail} // each is reported above
 	}
 	if _, err := sc.Conform(merged); err != nil {
 		var ve *schema.ValidationError
-		if errors.As(err, &ve) {
-			for _, fe := range ve.Fields {
-				fmt.Fprintf(stderr, "  Invalid input '%s': %s\n", fe.Path, fe.Message)
-			}
-		} else {
-			fmt.Fprintln(stderr, err)
+		if !errors.As(err, &ve) {
+			return nil, err
 		}
-		return nil, err
+		for _, fe := range ve.Fields {
+			fmt.Fprintf(stderr, "  Invalid input '%s': %s\n", fe.Path, fe.Message)
+		}
+		return nil, exitError{exitFail}
 	}
 	return kept, nil
-}
-
-// formatResult prints a result as CrewAI's CLI does: its raw text when it
-// has one, else JSON.
-func formatResult(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	if s, ok := v.(fmt.Stringer); ok {
-		return s.String()
-	}
-	b, err := json.Marshal(jsonable(v))
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-func jsonable(v any) any {
-	if m, ok := v.(interface{ Map() map[string]any }); ok {
-		return m.Map()
-	}
-	return v
 }
 
 // progress prints a run's steps on a terminal, and the model's text as it
@@ -372,30 +353,5 @@ func progress(w io.Writer) func(flow.Event) {
 			midLine = false
 		}
 		fmt.Fprintln(w, line)
-	}
-}
-
-// loadDotEnv sets variables from a .env file, overriding the environment as
-// CrewAI's CLI does. A missing file is not an error.
-func loadDotEnv(path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		line = strings.TrimPrefix(line, "export ")
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-			v = v[1 : len(v)-1]
-		}
-		os.Setenv(strings.TrimSpace(k), v)
 	}
 }

@@ -140,7 +140,8 @@ func TestRunJSON(t *testing.T) {
 		require.Equal(t, exitOK, code, errOut)
 		var got map[string]any
 		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
-		assert.ElementsMatch(t, []string{"result", "outputs", "state", "trace", "usage"}, keys(got))
+		assert.ElementsMatch(t, []string{"result", "outputs", "state", "trace", "usage", "warnings"}, keys(got))
+		assert.Equal(t, []any{}, got["warnings"])
 		assert.Equal(t, "AI", got["result"])
 		assert.Equal(t, map[string]any{"begin": "AI"}, got["outputs"])
 		assert.Equal(t, []any{"begin"}, got["trace"])
@@ -292,16 +293,4 @@ func TestRunUnknownInputAndMissingRequired(t *testing.T) {
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "Did you mean 'prospect_email'?")
 	assert.Contains(t, errOut, "Missing required input 'prospect_email'")
-}
-
-// troupe run reads ./.env, as CrewAI's CLI does.
-func TestRunLoadsDotEnv(t *testing.T) {
-	dir := inTempDir(t)
-	t.Setenv("TROUPE_TEST_TOPIC", "")
-	flowFile(t, dir, ".env", "# comment\nexport TROUPE_TEST_TOPIC='from dotenv'\n")
-	path := flowFile(t, dir, "flow.yaml", "schema: crewai.flow/v1\nname: Env\nmethods:\n  begin: {start: true, do: {call: expression, expr: state.topic}}\n")
-	code, out, errOut := runCLI(t, "run", path, "--inputs", `{"topic":"AI"}`)
-	require.Equal(t, exitOK, code, errOut)
-	assert.Equal(t, "AI\n", out)
-	assert.Equal(t, "from dotenv", os.Getenv("TROUPE_TEST_TOPIC"))
 }

@@ -14,39 +14,73 @@ import (
 const stdinName = "<stdin>"
 
 func newValidateCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, strict bool
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check flow definitions and report every problem",
 		Long: "validate loads each definition (YAML or JSON; - reads standard input) and\n" +
 			"reports every problem, one per line on stderr, as\n" +
-			"FILE:LINE:COL: error|warning: PATH: MESSAGE\n\n" +
-			"It exits with 0 when no file has an error (warnings are printed but pass)\n" +
-			"and 1 otherwise. With --json it prints a JSON array of the diagnostics\n" +
-			"{file, line, column, path, severity, code, message} on stdout instead.",
+			"FILE:LINE:COL: error|warning: PATH: MESSAGE\n" +
+			"and prints FILE: ok on stdout for each file without errors.\n\n" +
+			"It exits with 0 when no file has an error (warnings are printed but pass;\n" +
+			"with --strict they fail too) and 1 otherwise. With --json it prints a JSON\n" +
+			"array of the diagnostics {file, line, column, path, severity, code, message}\n" +
+			"on stdout instead.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			all := flow.Diagnostics{}
+			failed, warned := false, 0
 			for _, path := range args {
-				all = append(all, check(cmd.InOrStdin(), path)...)
+				diags := check(cmd.InOrStdin(), path)
+				all = append(all, diags...)
+				warnings := len(diags.Warnings())
+				bad := diags.HasErrors() || strict && warnings > 0
+				failed = failed || bad
+				if !diags.HasErrors() {
+					warned += warnings
+				}
+				if asJSON {
+					continue
+				}
+				printDiagnostics(stderr, diags)
+				if !bad {
+					fmt.Fprintf(stdout, "%s: ok%s\n", displayName(path), warningNote(warnings))
+				}
 			}
 			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), all); err != nil {
+				if err := writeJSON(stdout, all); err != nil {
 					return err
 				}
-			} else {
-				for _, d := range all {
-					fmt.Fprintln(cmd.ErrOrStderr(), d.String())
-				}
 			}
-			if all.HasErrors() {
+			if strict && warned > 0 {
+				return fmt.Errorf("%s, and --strict makes warnings errors", plural(warned, "warning"))
+			}
+			if failed {
 				return exitError{exitFail}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the diagnostics as a JSON array on stdout")
+	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings as errors (exit code 1)")
 	return cmd
+}
+
+// displayName names a definition path in validate's output.
+func displayName(path string) string {
+	if path == "-" {
+		return stdinName
+	}
+	return path
+}
+
+// warningNote is " (2 warnings)", or "" for none.
+func warningNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return " (" + plural(n, "warning") + ")"
 }
 
 // check loads one definition, from stdin when path is "-".

@@ -25,19 +25,48 @@ const (
 	badFlow  = "name: Bad\nmethods:\n  begin:\n    start: true\n    do: {call: expression, expr: score}\n  other:\n    listen: begin\n    do: {call: each, in: state.rows, do: []}\n"
 )
 
-func TestValidateValidFileExitsZero(t *testing.T) {
-	code, out, errOut := troupe(t, "", "validate", write(t, "good.yaml", goodFlow))
+// A valid file is reported ok on stdout, so a successful check says so.
+func TestValidateValidFileSaysOK(t *testing.T) {
+	path := write(t, "good.yaml", goodFlow)
+	code, out, errOut := troupe(t, "", "validate", path)
 	assert.Equal(t, exitOK, code)
-	assert.Empty(t, out)
+	assert.Equal(t, path+": ok\n", out)
 	assert.Empty(t, errOut)
+
+	code, out, _ = troupe(t, goodFlow, "validate", "-")
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, "<stdin>: ok\n", out)
 }
 
 func TestValidateWarningsPrintButPass(t *testing.T) {
 	path := write(t, "warn.yaml", warnFlow)
-	code, _, errOut := troupe(t, "", "validate", path)
+	code, out, errOut := troupe(t, "", "validate", path)
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, errOut, path+":4:3: warning: methods.typo: ")
 	assert.Contains(t, errOut, path+":4:10: warning: methods.typo.listen: \"begni\" names no method")
+	assert.Equal(t, path+": ok (2 warnings)\n", out)
+}
+
+// --strict turns warnings into errors: exit 1, no "ok", and a line saying
+// why; files without warnings still pass.
+func TestValidateStrictFailsOnWarnings(t *testing.T) {
+	warn := write(t, "warn.yaml", warnFlow)
+	good := write(t, "good.yaml", goodFlow)
+	code, out, errOut := troupe(t, "", "validate", "--strict", warn, good)
+	assert.Equal(t, exitFail, code)
+	assert.Equal(t, good+": ok\n", out)
+	assert.Contains(t, errOut, warn+":4:10: warning: methods.typo.listen: ")
+	assert.Contains(t, errOut, "troupe: 2 warnings, and --strict makes warnings errors\n")
+
+	code, out, _ = troupe(t, "", "validate", "--strict", "--json", warn)
+	assert.Equal(t, exitFail, code)
+	var got []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	assert.Len(t, got, 2)
+
+	code, out, errOut = troupe(t, "", "validate", "--strict", good)
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, good+": ok\n", out)
 }
 
 func TestValidateReportsEveryErrorOfEveryFile(t *testing.T) {
@@ -45,7 +74,7 @@ func TestValidateReportsEveryErrorOfEveryFile(t *testing.T) {
 	good := write(t, "good.yaml", goodFlow)
 	code, out, errOut := troupe(t, "", "validate", bad, good)
 	assert.Equal(t, exitFail, code)
-	assert.Empty(t, out)
+	assert.Equal(t, good+": ok\n", out, "only the good file is ok")
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	require.Len(t, lines, 2, errOut)
 	assert.Equal(t, bad+":5:34: error: methods.begin.do.expr: unknown CEL root at methods.begin.do.expr: 'score'; allowed roots: outputs, state. Reference flow data through one of those roots, for example state.field or outputs.step_name.", lines[0])

@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,79 +45,15 @@ const MaxFileSize = 64 << 20
 // Extensions are the file name extensions File and Folder read.
 var Extensions = []string{".txt", ".md", ".json", ".csv"}
 
-// File is a source reading one file: .txt and .md as they are, .json
-// flattened to "path.to[0].key: value" lines (keys sorted), .csv as one
-// "column: value, ..." line per row under its header row.
-func File(path string) Source {
-	return SourceFunc(func(ctx context.Context) ([]Document, error) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		d, err := readFile(path)
-		if err != nil {
-			return nil, err
-		}
-		return []Document{d}, nil
-	})
-}
-
-// Folder is a source reading every file with a supported extension under
-// dir, recursively, in lexical order, skipping names that start with a dot.
-func Folder(dir string) Source {
-	return SourceFunc(func(ctx context.Context) ([]Document, error) {
-		var docs []Document
-		err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if path != dir && strings.HasPrefix(e.Name(), ".") {
-				if e.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !e.Type().IsRegular() || !supported(path) {
-				return nil
-			}
-			d, err := readFile(path)
-			if err != nil {
-				return err
-			}
-			docs = append(docs, d)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("knowledge: folder %s: %w", dir, err)
-		}
-		return docs, nil
-	})
-}
-
 func supported(path string) bool {
 	return slices.Contains(Extensions, strings.ToLower(filepath.Ext(path)))
 }
 
-func readFile(path string) (Document, error) {
-	if !supported(path) {
-		return Document{}, fmt.Errorf("knowledge: %s: unsupported file type; supported: %s", path, strings.Join(Extensions, ", "))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Document{}, fmt.Errorf("knowledge: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return Document{}, fmt.Errorf("knowledge: %s: %w", path, err)
-	}
-	if len(data) > MaxFileSize {
-		return Document{}, fmt.Errorf("knowledge: %s: larger than %d bytes", path, MaxFileSize)
-	}
+// documentText turns the bytes of a file into its text, by its extension.
+func documentText(path string, data []byte) (string, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	var text string
+	var err error
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		text, err = jsonText(data)
@@ -131,12 +63,12 @@ func readFile(path string) (Document, error) {
 		text = string(data)
 	}
 	if err != nil {
-		return Document{}, fmt.Errorf("knowledge: %s: %w", path, err)
+		return "", err
 	}
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
-	return Document{Name: path, Text: text}, nil
+	return text, nil
 }
 
 // jsonText flattens a JSON document into one "path: value" line per leaf.
