@@ -14,6 +14,12 @@ import (
 // required unless its tag says omitempty or omitzero; descriptions and
 // other keywords come from `jsonschema:"description=..."` tags. Sub-schemas
 // are written inline; only recursive types use "$defs" and "$ref".
+//
+// A jsonschema tag is a comma-separated list of options, so a description
+// must not contain a plain comma: write it as `\,` or use a separate
+// `jsonschema_description:"The order number, such as A-1001"` tag. Reflect
+// returns an error for a tag whose text a comma would cut off, rather than
+// give the model half a description.
 func Reflect(v any) (map[string]any, error) {
 	t := reflect.TypeOf(v)
 	if t == nil {
@@ -37,6 +43,9 @@ func For[T any]() map[string]any {
 func ReflectType(t reflect.Type) (m map[string]any, err error) {
 	if t == nil {
 		return nil, errors.New("schema: reflect: nil type")
+	}
+	if err := checkTags(t); err != nil {
+		return nil, fmt.Errorf("schema: reflect %s: %w", t, err)
 	}
 	recursive := isRecursive(t)
 	r := &jsonschema.Reflector{

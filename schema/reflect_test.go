@@ -105,3 +105,33 @@ func TestReflectedSchemaValidatesToolArguments(t *testing.T) {
 		})
 	}
 }
+
+func TestReflectRefusesADescriptionCutByAComma(t *testing.T) {
+	type cut struct {
+		OrderID string `json:"order_id" jsonschema:"description=The order number, such as A-1001"`
+	}
+	_, err := Reflect(cut{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `field cut.OrderID`)
+	assert.Contains(t, err.Error(), `jsonschema_description`)
+
+	type nested struct {
+		Orders []cut `json:"orders"`
+	}
+	_, err = Reflect(nested{})
+	assert.ErrorContains(t, err, "field cut.OrderID")
+}
+
+func TestReflectKeepsDescriptionsWithCommas(t *testing.T) {
+	type ok struct {
+		Escaped  string `json:"escaped" jsonschema:"description=The order number\\, such as A-1001,minLength=1"`
+		Separate string `json:"separate" jsonschema_description:"The order number, such as A-1001" jsonschema:"required,minLength=2"`
+		Flags    string `json:"flags,omitempty" jsonschema:"description=plain,required"`
+	}
+	s, err := Reflect(ok{})
+	require.NoError(t, err)
+	props := s["properties"].(map[string]any)
+	assert.Equal(t, "The order number, such as A-1001", props["escaped"].(map[string]any)["description"])
+	assert.Equal(t, "The order number, such as A-1001", props["separate"].(map[string]any)["description"])
+	assert.Equal(t, "plain", props["flags"].(map[string]any)["description"])
+}

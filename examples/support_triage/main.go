@@ -32,7 +32,7 @@ var (
 // orderQuery is what the agent passes to lookup_order; its JSON Schema is
 // reflected from the struct.
 type orderQuery struct {
-	OrderID string `json:"order_id" jsonschema:"description=The order number, such as A-1001"`
+	OrderID string `json:"order_id" jsonschema_description:"The order number, such as A-1001"`
 }
 
 // order is what lookup_order returns to the agent.
