@@ -3,14 +3,15 @@ package action
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/troupe-dev/troupe/llm"
-	"strings"
 )
 
 // A StructuredOutputError reports a final answer that did not match the
 // response schema, even after the model was asked once more with the
-// validation error.
+// validation error. RunAgent returns it inside an *AgentError, which names
+// the agent.
 type StructuredOutputError struct {
 	Agent string
 	Raw   string // the last answer
@@ -19,7 +20,7 @@ type StructuredOutputError struct {
 
 // Error implements error.
 func (e *StructuredOutputError) Error() string {
-	return fmt.Sprintf("action: agent %q: the answer does not match the response schema: %v", e.Agent, e.Err)
+	return fmt.Sprintf("the answer does not match the response schema: %v", e.Err)
 }
 
 // Unwrap returns the validation error.
