@@ -63,15 +63,22 @@ type TaskSpec struct {
 	ResponseSchema map[string]any
 	// Tools, when not nil, replace the agent's tools for this task.
 	Tools []Tool
-	// Guardrail checks the output in Go; GuardrailPrompt describes a check
-	// made by a model (GuardrailModel, else the agent's). Both may be set;
-	// the Go check runs first.
-	Guardrail       Guardrail
-	GuardrailPrompt string
-	GuardrailModel  llm.LLM
+	// Guardrails check the output, in order; the first to reject it sends
+	// the agent back to work with the rejection, and every guardrail checks
+	// the new output again. A model guardrail is judged by GuardrailModel,
+	// else by the agent's model.
+	Guardrails     []TaskGuardrail
+	GuardrailModel llm.LLM
 	// GuardrailMaxRetries bounds the retries after a rejection; nil means
 	// DefaultGuardrailMaxRetries.
 	GuardrailMaxRetries *int
+}
+
+// A TaskGuardrail is one check of a task's output: a Go function, or a
+// requirement (Prompt) that a model judges, as CrewAI's string guardrails.
+type TaskGuardrail struct {
+	Func   Guardrail
+	Prompt string
 }
 
 // A CrewError reports a crew definition that cannot run. Its message

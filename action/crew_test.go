@@ -149,14 +149,14 @@ func TestGuardrailRetriesWithFeedback(t *testing.T) {
 	spec := &action.CrewSpec{
 		Agents: []*action.AgentSpec{crewAgent("w", "Writer", m)},
 		Tasks: []*action.TaskSpec{{Description: "Write", ExpectedOutput: "text", Agent: "w",
-			Guardrail: func(ctx context.Context, out *action.TaskOutput) error {
+			Guardrails: []action.TaskGuardrail{{Func: func(ctx context.Context, out *action.TaskOutput) error {
 				tries++
 				if len(out.Raw) < 10 {
 					return errors.New("too short")
 				}
 				out.Raw = strings.ToUpper(out.Raw)
 				return nil
-			}}},
+			}}}}},
 	}
 	rec := &recorder{}
 	out, err := action.RunCrew(t.Context(), spec, nil, &action.RunOptions{Observer: rec.observe})
@@ -174,7 +174,7 @@ func TestGuardrailExhaustsRetries(t *testing.T) {
 	spec := &action.CrewSpec{
 		Agents: []*action.AgentSpec{crewAgent("w", "Writer", m)},
 		Tasks: []*action.TaskSpec{{Name: "write", Description: "Write", ExpectedOutput: "text", Agent: "w", GuardrailMaxRetries: &one,
-			Guardrail: func(ctx context.Context, out *action.TaskOutput) error { return errors.New("never good") }}},
+			Guardrails: []action.TaskGuardrail{{Func: func(ctx context.Context, out *action.TaskOutput) error { return errors.New("never good") }}}}},
 	}
 	_, err := action.RunCrew(t.Context(), spec, nil, nil)
 	var ge *action.GuardrailError
@@ -192,7 +192,7 @@ func TestLLMGuardrail(t *testing.T) {
 	)
 	spec := &action.CrewSpec{
 		Agents: []*action.AgentSpec{crewAgent("w", "Writer", m)},
-		Tasks:  []*action.TaskSpec{{Description: "Write", ExpectedOutput: "text", Agent: "w", GuardrailPrompt: "The text must mention the date"}},
+		Tasks:  []*action.TaskSpec{{Description: "Write", ExpectedOutput: "text", Agent: "w", Guardrails: []action.TaskGuardrail{{Prompt: "The text must mention the date"}}}},
 	}
 	out, err := action.RunCrew(t.Context(), spec, nil, nil)
 	require.NoError(t, err)

@@ -35,31 +35,34 @@ var guardrailVerdict = map[string]any{
 	},
 }
 
-// checkGuardrails runs t's guardrails on out and returns the rejection
-// message, or "" when out is accepted. An error means a guardrail could not
-// run at all.
+// checkGuardrails runs t's guardrails on out, in order, and returns the
+// first rejection message, or "" when every guardrail accepts out. An error
+// means a guardrail could not run at all.
 func (c *crewRun) checkGuardrails(ctx context.Context, t *TaskSpec, exec *AgentSpec, label string, out *TaskOutput, sink *usageSink) (string, error) {
-	if t.Guardrail == nil && t.GuardrailPrompt == "" {
-		return "", nil
-	}
-	start := time.Now()
-	id := c.em.emit(ctx, Event{Kind: EventGuardrailStarted, Agent: exec.Role, Task: label})
-	msg, err := c.guardrailMessage(withParent(ctx, id), t, exec, label, out, sink)
-	ev := Event{Kind: EventGuardrailCompleted, Parent: id, Agent: exec.Role, Task: label, Result: msg, Err: err, Duration: time.Since(start)}
-	if msg != "" && err == nil {
-		ev.Err = fmt.Errorf("rejected: %s", msg)
-	}
-	c.em.emit(ctx, ev)
-	return msg, err
-}
-
-func (c *crewRun) guardrailMessage(ctx context.Context, t *TaskSpec, exec *AgentSpec, label string, out *TaskOutput, sink *usageSink) (string, error) {
-	if t.Guardrail != nil {
-		if err := t.Guardrail(ctx, out); err != nil {
-			return err.Error(), nil
+	for _, g := range t.Guardrails {
+		if g.Func == nil && g.Prompt == "" {
+			continue
+		}
+		start := time.Now()
+		id := c.em.emit(ctx, Event{Kind: EventGuardrailStarted, Agent: exec.Role, Task: label})
+		msg, err := c.guardrailMessage(withParent(ctx, id), g, t, exec, label, out, sink)
+		ev := Event{Kind: EventGuardrailCompleted, Parent: id, Agent: exec.Role, Task: label, Result: msg, Err: err, Duration: time.Since(start)}
+		if msg != "" && err == nil {
+			ev.Err = fmt.Errorf("rejected: %s", msg)
+		}
+		c.em.emit(ctx, ev)
+		if msg != "" || err != nil {
+			return msg, err
 		}
 	}
-	if t.GuardrailPrompt == "" {
+	return "", nil
+}
+
+func (c *crewRun) guardrailMessage(ctx context.Context, g TaskGuardrail, t *TaskSpec, exec *AgentSpec, label string, out *TaskOutput, sink *usageSink) (string, error) {
+	if g.Func != nil {
+		if err := g.Func(ctx, out); err != nil {
+			return err.Error(), nil
+		}
 		return "", nil
 	}
 	model := t.GuardrailModel
@@ -67,8 +70,11 @@ func (c *crewRun) guardrailMessage(ctx context.Context, t *TaskSpec, exec *Agent
 		model = exec.Model
 	}
 	judge := &AgentSpec{Role: "Guardrail Agent", Goal: "Check whether a task result meets a requirement", Backstory: "You review work strictly and point out exactly what is wrong, without fixing it.", Model: model}
+	if model == exec.Model {
+		judge.ModelName = exec.ModelName
+	}
 	input := "Check whether this task result meets the requirement.\n\nTask result:\n" + out.Raw +
-		"\n\nRequirement:\n" + t.GuardrailPrompt +
+		"\n\nRequirement:\n" + g.Prompt +
 		"\n\nSet valid to true when it does. When it does not, set valid to false and say in feedback what is wrong; do not propose a corrected result."
 	v, err := runAgent(ctx, judge, AgentTask{Input: input, ResponseSchema: guardrailVerdict, Name: label}, c.em, c.stream, nil)
 	if err != nil {
@@ -81,7 +87,7 @@ func (c *crewRun) guardrailMessage(ctx context.Context, t *TaskSpec, exec *Agent
 	}
 	fb, _ := m["feedback"].(string)
 	if fb == "" {
-		fb = "the result does not meet the requirement: " + t.GuardrailPrompt
+		fb = "the result does not meet the requirement: " + g.Prompt
 	}
 	return fb, nil
 }

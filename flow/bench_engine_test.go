@@ -14,7 +14,7 @@ import (
 // variant (methods are Go closures over the state) and a "declarative"
 // variant (YAML with expression actions, data carried in outputs).
 
-func incX(_ context.Context, in *flow.Input) (any, error) {
+func incX(_ context.Context, in flow.Input) (any, error) {
 	x, _ := in.State.Value("x").(int64)
 	in.State.Set("x", x+1)
 	return nil, nil
@@ -100,7 +100,7 @@ func goFanout(tb testing.TB) *flow.Definition {
 	for i := range 8 {
 		field := fields[i]
 		def.Methods = append(def.Methods, &flow.Method{Name: fmt.Sprintf("br%d", i), Listen: flow.On("entry"),
-			Do: &flow.Action{Call: flow.CallCode, Func: func(_ context.Context, in *flow.Input) (any, error) {
+			Do: &flow.Action{Call: flow.CallCode, Func: func(_ context.Context, in flow.Input) (any, error) {
 				x, _ := in.State.Value("x").(int64)
 				in.State.Set(field, x+int64(i))
 				return nil, nil
@@ -108,7 +108,7 @@ func goFanout(tb testing.TB) *flow.Definition {
 		branches = append(branches, flow.On(fmt.Sprintf("br%d", i)))
 	}
 	def.Methods = append(def.Methods, &flow.Method{Name: "join", Listen: flow.And(branches...),
-		Do: &flow.Action{Call: flow.CallCode, Func: func(_ context.Context, in *flow.Input) (any, error) {
+		Do: &flow.Action{Call: flow.CallCode, Func: func(_ context.Context, in flow.Input) (any, error) {
 			var sum int64
 			in.State.Update(func(s map[string]any) {
 				for _, f := range fields {
@@ -153,13 +153,13 @@ func BenchmarkW2Fanout8(b *testing.B) {
 }
 
 func goRouter(tb testing.TB) *flow.Definition {
-	keepX := func(_ context.Context, in *flow.Input) (any, error) {
+	keepX := func(_ context.Context, in flow.Input) (any, error) {
 		in.State.Set("x", in.State.Value("x"))
 		return nil, nil
 	}
 	setOut := func(v string) flow.Handler {
 		var out any = v // boxed once, as a constant would be
-		return func(_ context.Context, in *flow.Input) (any, error) {
+		return func(_ context.Context, in flow.Input) (any, error) {
 			in.State.Set("out", out)
 			return out, nil
 		}
@@ -167,7 +167,7 @@ func goRouter(tb testing.TB) *flow.Definition {
 	def := &flow.Definition{Name: "Router", Methods: []*flow.Method{
 		{Name: "entry", Start: flow.Start{Always: true}, Do: &flow.Action{Call: flow.CallCode, Func: keepX}},
 		{Name: "route", Listen: flow.On("entry"), Router: true, Emit: []string{"A", "B"},
-			Do: &flow.Action{Call: flow.CallCode, Func: func(_ context.Context, in *flow.Input) (any, error) {
+			Do: &flow.Action{Call: flow.CallCode, Func: func(_ context.Context, in flow.Input) (any, error) {
 				x, _ := in.State.Value("x").(int64)
 				in.State.Set("x", x)
 				if x%2 == 0 {

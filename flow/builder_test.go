@@ -250,13 +250,13 @@ methods:
 func TestBuildGoFunctionBody(t *testing.T) {
 	called := false
 	def, err := New("F").
-		Method("work", Go(func(context.Context, *Input) (any, error) {
+		Method("work", Go(func(context.Context, Input) (any, error) {
 			called = true
 			return "done", nil
 		})).Start().
 		Build()
 	require.NoError(t, err)
-	out, err := def.Methods[0].Do.Func(context.Background(), &Input{})
+	out, err := def.Methods[0].Do.Func(context.Background(), Input{})
 	require.NoError(t, err)
 	assert.Equal(t, "done", out)
 	assert.True(t, called)

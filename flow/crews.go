@@ -19,6 +19,11 @@ func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn,
 				return nil, err
 			}
 		}
+		for _, t := range a.Crew.Tasks {
+			if _, err := e.taskGuardrails(t); err != nil {
+				return nil, err
+			}
+		}
 	}
 	var inline *cel.Value
 	if a.Crew != nil && a.Crew.Inputs != nil {
@@ -133,10 +138,11 @@ func (e *Engine) crewSpec(ctx context.Context, c *Crew) (*action.CrewSpec, error
 		spec.Agents = append(spec.Agents, s)
 	}
 	for _, t := range c.Tasks {
+		var err error
 		ts := &action.TaskSpec{Name: t.Name, Description: t.Description, ExpectedOutput: t.ExpectedOutput,
 			Agent: t.Agent, Context: t.Context, ResponseSchema: t.ResponseSchema}
-		if g, ok := t.Extra["guardrail"].(string); ok {
-			ts.GuardrailPrompt = g
+		if ts.Guardrails, err = e.taskGuardrails(t); err != nil {
+			return nil, err
 		}
 		if n, ok := t.Extra["guardrail_max_retries"].(int64); ok {
 			v := int(n)

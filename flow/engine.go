@@ -25,6 +25,7 @@ import (
 type Engine struct {
 	mu           sync.RWMutex
 	code         map[string]Handler
+	guardrails   map[string]action.Guardrail
 	tools        map[string]action.Tool
 	states       map[string]map[string]any
 	scripts      bool
@@ -63,6 +64,7 @@ type Option func(*Engine)
 func NewEngine(opts ...Option) *Engine {
 	e := &Engine{
 		code:         map[string]Handler{},
+		guardrails:   map[string]action.Guardrail{},
 		tools:        map[string]action.Tool{},
 		states:       map[string]map[string]any{},
 		backends:     map[string]Backend{},

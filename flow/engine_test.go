@@ -71,7 +71,7 @@ func TestFailureCancelsSiblings(t *testing.T) {
 	var cancelled atomic.Bool
 	started := make(chan struct{})
 	eng := flow.NewEngine(
-		flow.WithCode("t:slow", func(ctx context.Context, _ *flow.Input) (any, error) {
+		flow.WithCode("t:slow", func(ctx context.Context, _ flow.Input) (any, error) {
 			close(started)
 			select {
 			case <-ctx.Done():
@@ -81,7 +81,7 @@ func TestFailureCancelsSiblings(t *testing.T) {
 				return "late", nil
 			}
 		}),
-		flow.WithCode("t:boom", func(context.Context, *flow.Input) (any, error) {
+		flow.WithCode("t:boom", func(context.Context, flow.Input) (any, error) {
 			<-started
 			return nil, errors.New("boom")
 		}),
@@ -104,7 +104,7 @@ methods:
 }
 
 func TestPanickingHandlerFailsItsMethod(t *testing.T) {
-	eng := flow.NewEngine(flow.WithCode("t:panic", func(context.Context, *flow.Input) (any, error) {
+	eng := flow.NewEngine(flow.WithCode("t:panic", func(context.Context, flow.Input) (any, error) {
 		panic("bad index")
 	}))
 	def := mustParse(t, `
@@ -126,7 +126,7 @@ methods:
 
 func TestContextCancellationStopsRun(t *testing.T) {
 	started := make(chan struct{})
-	eng := flow.NewEngine(flow.WithCode("t:wait", func(ctx context.Context, _ *flow.Input) (any, error) {
+	eng := flow.NewEngine(flow.WithCode("t:wait", func(ctx context.Context, _ flow.Input) (any, error) {
 		close(started)
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -145,7 +145,7 @@ methods:
 
 func TestUnregisteredRefFailsBeforeRunning(t *testing.T) {
 	ran := false
-	eng := flow.NewEngine(flow.WithCode("t:ok", func(context.Context, *flow.Input) (any, error) {
+	eng := flow.NewEngine(flow.WithCode("t:ok", func(context.Context, flow.Input) (any, error) {
 		ran = true
 		return nil, nil
 	}))
@@ -296,7 +296,7 @@ func fmtS(doc, s string) string {
 // flow, some failing, must each end with their own data.
 func TestConcurrentFanOutRunsKeepTheirOwnData(t *testing.T) {
 	branch := func(i int64) flow.Handler {
-		return func(_ context.Context, in *flow.Input) (any, error) {
+		return func(_ context.Context, in flow.Input) (any, error) {
 			n, _ := in.State.Value("n").(int64)
 			if n < 0 && i == 2 {
 				return nil, errors.New("negative")
@@ -306,12 +306,12 @@ func TestConcurrentFanOutRunsKeepTheirOwnData(t *testing.T) {
 	}
 	def := &flow.Definition{Name: "FanOut", Methods: []*flow.Method{
 		{Name: "begin", Start: flow.Start{Always: true}, Do: &flow.Action{Call: flow.CallCode,
-			Func: func(_ context.Context, in *flow.Input) (any, error) { return in.State.Value("n"), nil }}},
+			Func: func(_ context.Context, in flow.Input) (any, error) { return in.State.Value("n"), nil }}},
 		{Name: "b1", Listen: flow.On("begin"), Do: &flow.Action{Call: flow.CallCode, Func: branch(1)}},
 		{Name: "b2", Listen: flow.On("begin"), Do: &flow.Action{Call: flow.CallCode, Func: branch(2)}},
 		{Name: "b3", Listen: flow.On("begin"), Do: &flow.Action{Call: flow.CallCode, Func: branch(3)}},
 		{Name: "join", Listen: flow.And(flow.On("b1"), flow.On("b2"), flow.On("b3")), Do: &flow.Action{Call: flow.CallCode,
-			Func: func(_ context.Context, in *flow.Input) (any, error) {
+			Func: func(_ context.Context, in flow.Input) (any, error) {
 				n, _ := in.State.Value("n").(int64)
 				return n * 6, nil
 			}}},
@@ -360,7 +360,7 @@ func TestBlockedListenersDoNotHoldUpTheirSiblings(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			var arrived atomic.Int32
 			all := make(chan struct{})
-			wait := func(ctx context.Context, _ *flow.Input) (any, error) {
+			wait := func(ctx context.Context, _ flow.Input) (any, error) {
 				if arrived.Add(1) == 4 {
 					close(all)
 				}
@@ -375,7 +375,7 @@ func TestBlockedListenersDoNotHoldUpTheirSiblings(t *testing.T) {
 			}
 			def := &flow.Definition{Name: "Barrier", Methods: []*flow.Method{
 				{Name: "begin", Start: flow.Start{Always: true}, Do: &flow.Action{Call: flow.CallCode,
-					Func: func(context.Context, *flow.Input) (any, error) { return nil, nil }}},
+					Func: func(context.Context, flow.Input) (any, error) { return nil, nil }}},
 			}}
 			for i := range 4 {
 				def.Methods = append(def.Methods, &flow.Method{Name: fmt.Sprintf("w%d", i), Listen: flow.On("begin"),

@@ -66,7 +66,7 @@ func ExampleNew() {
 // A Go function can be a method's body. Such a flow runs as is, but only
 // writes to YAML or JSON once the body also has a ref to register it under.
 func ExampleGo() {
-	count := flow.Go(func(ctx context.Context, in *flow.Input) (any, error) {
+	count := flow.Go(func(ctx context.Context, in flow.Input) (any, error) {
 		n, _ := in.State.Value("n").(int64)
 		in.State.Set("n", n+1)
 		return n + 1, nil

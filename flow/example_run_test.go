@@ -31,7 +31,7 @@ methods:
 `
 
 // clean does in Go what the YAML's first method does in CEL.
-func clean(_ context.Context, in *flow.Input) (any, error) {
+func clean(_ context.Context, in flow.Input) (any, error) {
 	draft, _ := in.State.Value("draft").(string)
 	return strings.TrimSpace(draft), nil
 }

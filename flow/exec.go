@@ -118,12 +118,7 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 		return nil, err
 	}
 	return func(ctx context.Context, r *run, sc *scope, trigger any) (out any, err error) {
-		in := r.spare.Swap(nil)
-		if in == nil {
-			in = &Input{State: r.stateHandle, Memory: r.mem}
-		}
-		// State and Memory are the run's: a spare Input has them already.
-		in.Method, in.Trigger, in.Item, in.Args = sc.method, trigger, sc.item, nil
+		in := Input{Method: sc.method, Trigger: trigger, Item: sc.item, State: r.stateHandle, Memory: r.mem}
 		if with != nil {
 			args, err := r.render(ctx, with, sc)
 			if err != nil {
@@ -132,11 +127,7 @@ func (e *Engine) compileCode(a *Action) (execFn, error) {
 			in.Args, _ = args.(map[string]any)
 		}
 		defer handlerPanic(&out, &err)
-		out, err = h(ctx, in)
-		// The Input is not cleared here: the next handler overwrites it,
-		// and the run clears its own when it is released.
-		r.spare.Store(in)
-		return out, err
+		return h(ctx, in)
 	}, nil
 }
 

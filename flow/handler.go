@@ -7,18 +7,18 @@ import (
 )
 
 // Handler is the Go body of a code method: a function registered under a
-// ref (Engine.Code, WithCode) or set directly on a method built in Go.
+// ref (WithCode) or set directly on a method built in Go. It takes its
+// Input by value, as slog.Handler.Handle takes a Record: the handler owns
+// its copy and may keep it.
 //
 // It returns the method's output, which listeners receive and CEL reads as
 // outputs.<method>. Returning an error fails the method and the run; so
 // does a panic, which the engine turns into the method's error (with the
 // panic's value) rather than let it end the process from one of the run's
 // goroutines.
-type Handler func(ctx context.Context, in *Input) (any, error)
+type Handler func(ctx context.Context, in Input) (any, error)
 
-// Input is what a Handler receives. It is valid only during the call: the
-// engine reuses it afterwards, so a Handler must not keep it (copy the
-// fields it needs instead).
+// Input is what a Handler receives.
 type Input struct {
 	// Method is the name of the running method; inside an each step it is
 	// the outer method's name.
@@ -38,4 +38,4 @@ type Input struct {
 }
 
 // Arg returns the with argument key, or nil.
-func (in *Input) Arg(key string) any { return in.Args[key] }
+func (in Input) Arg(key string) any { return in.Args[key] }

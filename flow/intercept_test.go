@@ -61,7 +61,7 @@ methods:
   use: {listen: fetch, do: {call: expression, expr: "outputs.fetch"}}
 `)
 	eng := flow.NewEngine(flow.WithInterceptor(recorded), flow.WithCode("t:never",
-		func(context.Context, *flow.Input) (any, error) { return nil, fmt.Errorf("must not run") }))
+		func(context.Context, flow.Input) (any, error) { return nil, fmt.Errorf("must not run") }))
 	res, err := eng.Run(context.Background(), def, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "from the journal", res.Output)

@@ -264,7 +264,7 @@ methods:
 }
 
 func TestMarshalRejectsGoFunctionBodies(t *testing.T) {
-	fn := func(context.Context, *Input) (any, error) { return nil, nil }
+	fn := func(context.Context, Input) (any, error) { return nil, nil }
 	tests := []struct {
 		name    string
 		method  *Method
@@ -290,7 +290,7 @@ func TestMarshalRejectsGoFunctionBodies(t *testing.T) {
 }
 
 func TestMarshalKeepsGoFunctionWithRef(t *testing.T) {
-	a := Go(func(context.Context, *Input) (any, error) { return "ok", nil })
+	a := Go(func(context.Context, Input) (any, error) { return "ok", nil })
 	a.Ref = "app:work"
 	def := &Definition{Name: "F", Config: Config{MaxMethodCalls: DefaultMaxMethodCalls},
 		Methods: []*Method{{Name: "work", Start: Start{Always: true}, Do: a}}}

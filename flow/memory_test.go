@@ -89,12 +89,12 @@ methods:
   read: {listen: write, do: {ref: "t:read"}}
 `)
 	eng := flow.NewEngine(
-		flow.WithCode("t:write", func(ctx context.Context, in *flow.Input) (any, error) {
+		flow.WithCode("t:write", func(ctx context.Context, in flow.Input) (any, error) {
 			_, err := in.Memory.Remember(ctx, memory.Item{Content: "The launch is on Friday.", Scope: "/notes",
 				Categories: []string{"plan"}, Importance: memory.Importance(0.9)})
 			return nil, err
 		}),
-		flow.WithCode("t:read", func(ctx context.Context, in *flow.Input) (any, error) {
+		flow.WithCode("t:read", func(ctx context.Context, in flow.Input) (any, error) {
 			got, err := in.Memory.Recall(ctx, memory.Query{Text: "when is the launch"})
 			if err != nil || len(got) == 0 {
 				return nil, err
@@ -141,7 +141,7 @@ methods:
 `)
 	mem, err := memory.New(memory.NewInMemoryStore())
 	require.NoError(t, err)
-	eng := flow.NewEngine(flow.WithMemory(mem), flow.WithCode("t:write", func(ctx context.Context, in *flow.Input) (any, error) {
+	eng := flow.NewEngine(flow.WithMemory(mem), flow.WithCode("t:write", func(ctx context.Context, in flow.Input) (any, error) {
 		assert.Equal(t, "/team/support", in.Memory.Root())
 		_, err := in.Memory.Remember(ctx, memory.Item{Content: "VIP customers get a call back.", Scope: "/notes",
 			Categories: []string{"policy"}, Importance: memory.Importance(1)})

@@ -60,7 +60,7 @@ func (b *buckets) of(name string) []string {
 func persistEngine(b *buckets, opts ...flow.Option) *flow.Engine {
 	const m = "test_flow_from_definition:"
 	incr := func(ret string) flow.Handler {
-		return func(_ context.Context, in *flow.Input) (any, error) {
+		return func(_ context.Context, in flow.Input) (any, error) {
 			in.State.Update(func(s map[string]any) { s["count"] = intOf(s["count"]) + 1 })
 			return ret, nil
 		}
@@ -69,14 +69,14 @@ func persistEngine(b *buckets, opts ...flow.Option) *flow.Engine {
 		flow.WithBackend("DefinitionStoreBackend", b.backend),
 		flow.WithCode(m+"PersistedFlow.first", incr("one")),
 		flow.WithCode(m+"PersistedFlow.second", incr("two")),
-		flow.WithCode(m+"ReviewFlow.draft", func(context.Context, *flow.Input) (any, error) { return "draft-content", nil }),
-		flow.WithCode(m+"ReviewFlow.publish", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"ReviewFlow.draft", func(context.Context, flow.Input) (any, error) { return "draft-content", nil }),
+		flow.WithCode(m+"ReviewFlow.publish", func(_ context.Context, in flow.Input) (any, error) {
 			hf, _ := in.Trigger.(map[string]any)
 			return fmt.Sprintf("published:%v", hf["feedback"]), nil
 		}),
-		flow.WithCode(m+"ReviewFlow.discard", func(context.Context, *flow.Input) (any, error) { return "discarded", nil }),
-		flow.WithCode(m+"_pending_generate", func(context.Context, *flow.Input) (any, error) { return "content", nil }),
-		flow.WithCode(m+"_pending_process", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"ReviewFlow.discard", func(context.Context, flow.Input) (any, error) { return "discarded", nil }),
+		flow.WithCode(m+"_pending_generate", func(context.Context, flow.Input) (any, error) { return "content", nil }),
+		flow.WithCode(m+"_pending_process", func(_ context.Context, in flow.Input) (any, error) {
 			hf, _ := in.Trigger.(map[string]any)
 			return fmt.Sprintf("resumed:%v", hf["feedback"]), nil
 		}),
@@ -214,7 +214,7 @@ func TestResumeAfterCrashSkipsFinishedMethods(t *testing.T) {
 	ran := map[string]int{}
 	var mu sync.Mutex
 	count := func(name string, fail bool) flow.Handler {
-		return func(context.Context, *flow.Input) (any, error) {
+		return func(context.Context, flow.Input) (any, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			ran[name]++

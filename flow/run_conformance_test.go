@@ -60,17 +60,17 @@ func intOf(v any) int64 {
 // the MANIFEST describes.
 func fixtureEngine(opts ...flow.Option) *flow.Engine {
 	const m = "test_flow_from_definition:"
-	set := func(key string, v any) func(in *flow.Input) { return func(in *flow.Input) { in.State.Set(key, v) } }
-	ret := func(v any, effects ...func(*flow.Input)) flow.Handler {
-		return func(_ context.Context, in *flow.Input) (any, error) {
+	set := func(key string, v any) func(in flow.Input) { return func(in flow.Input) { in.State.Set(key, v) } }
+	ret := func(v any, effects ...func(flow.Input)) flow.Handler {
+		return func(_ context.Context, in flow.Input) (any, error) {
 			for _, f := range effects {
 				f(in)
 			}
 			return v, nil
 		}
 	}
-	incr := func(key string) func(*flow.Input) int64 {
-		return func(in *flow.Input) int64 {
+	incr := func(key string) func(flow.Input) int64 {
+		return func(in flow.Input) int64 {
 			var n int64
 			in.State.Update(func(s map[string]any) {
 				n = intOf(s[key]) + 1
@@ -119,7 +119,7 @@ func fixtureEngine(opts ...flow.Option) *flow.Engine {
 	}
 	all := []flow.Option{
 		flow.WithCode(m+"ChainFlow.begin", ret("hello", set("begin_ran", true))),
-		flow.WithCode(m+"ChainFlow.shout", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"ChainFlow.shout", func(_ context.Context, in flow.Input) (any, error) {
 			return strings.ToUpper(str(in.Trigger)), nil
 		}),
 		flow.WithCode(m+"ChainFlow.confirm", ret("confirmed:True", set("confirmed", true))),
@@ -129,7 +129,7 @@ func fixtureEngine(opts ...flow.Option) *flow.Engine {
 		flow.WithCode(m+"MergeFlow.either", ret("either", set("either_ran", true))),
 		flow.WithCode(m+"MergeFlow.join", ret("joined", set("joined", true))),
 		flow.WithCode(m+"RouteFlow.begin", ret("go")),
-		flow.WithCode(m+"RouteFlow.decide", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"RouteFlow.decide", func(_ context.Context, in flow.Input) (any, error) {
 			if in.State.Value("direction") == "left" {
 				return "left", nil
 			}
@@ -137,56 +137,56 @@ func fixtureEngine(opts ...flow.Option) *flow.Engine {
 		}),
 		flow.WithCode(m+"RouteFlow.take_left", ret("took-left")),
 		flow.WithCode(m+"RouteFlow.take_right", ret("took-right")),
-		flow.WithCode(m+"LoopFlow.step", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"LoopFlow.step", func(_ context.Context, in flow.Input) (any, error) {
 			return incr("count")(in), nil
 		}),
-		flow.WithCode(m+"LoopFlow.decide", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"LoopFlow.decide", func(_ context.Context, in flow.Input) (any, error) {
 			if intOf(in.State.Value("count")) < 3 {
 				return "retry", nil
 			}
 			return "done", nil
 		}),
-		flow.WithCode(m+"LoopFlow.finish", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"LoopFlow.finish", func(_ context.Context, in flow.Input) (any, error) {
 			return fmt.Sprintf("finished:%d", intOf(in.State.Value("count"))), nil
 		}),
-		flow.WithCode(m+"PydanticStateFlow.begin", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"PydanticStateFlow.begin", func(_ context.Context, in flow.Input) (any, error) {
 			return incr("count")(in), nil
 		}),
-		flow.WithCode(m+"PydanticStateFlow.finish", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"PydanticStateFlow.finish", func(_ context.Context, in flow.Input) (any, error) {
 			label := fmt.Sprintf("count=%d", intOf(in.State.Value("count")))
 			in.State.Set("label", label)
 			return label, nil
 		}),
 		flow.WithCode(m+"ToolInputFlow.build_query", ret(map[string]any{"query": "ai agents", "suffix": " news"}, set("prefix", "found"))),
-		flow.WithCode(m+"EachActionFlow.normalize_row", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"EachActionFlow.normalize_row", func(_ context.Context, in flow.Input) (any, error) {
 			prefix := "normalized"
 			if p, ok := in.Args["prefix"]; ok {
 				prefix = str(p)
 			}
 			return prefix + ":" + str(in.Args["row"]), nil
 		}),
-		flow.WithCode(m+"EachActionFlow.save_row", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"EachActionFlow.save_row", func(_ context.Context, in flow.Input) (any, error) {
 			return map[string]any{"row": in.Args["row"], "normalized": in.Args["normalized"]}, nil
 		}),
-		flow.WithCode(m+"EachActionFlow.keyword_code", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"EachActionFlow.keyword_code", func(_ context.Context, in flow.Input) (any, error) {
 			return str(in.Args["name"]) + str(in.Args["punctuation"]), nil
 		}),
-		flow.WithCode(m+"EachActionFlow.fail_on_bad_row", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"EachActionFlow.fail_on_bad_row", func(_ context.Context, in flow.Input) (any, error) {
 			if in.Args["row"] == "bad" {
 				return nil, errors.New("bad row")
 			}
 			return in.Args["row"], nil
 		}),
-		flow.WithCode(m+"EachActionFlow.require_threaded_context", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"EachActionFlow.require_threaded_context", func(_ context.Context, in flow.Input) (any, error) {
 			return in.Method + ":" + str(in.Args["row"]), nil
 		}),
-		flow.WithCode(m+"EachActionFlow.after_each", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"EachActionFlow.after_each", func(_ context.Context, in flow.Input) (any, error) {
 			return fmt.Sprintf("after:%d", incr("after_count")(in)), nil
 		}),
-		flow.WithCode(m+"TemplateInputFlow.capture_inputs", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"TemplateInputFlow.capture_inputs", func(_ context.Context, in flow.Input) (any, error) {
 			return map[string]any{"prompt": in.Args["prompt"], "domains": in.Args["domains"]}, nil
 		}),
-		flow.WithCode(m+"CALLABLE_CODE_ACTION", func(_ context.Context, in *flow.Input) (any, error) {
+		flow.WithCode(m+"CALLABLE_CODE_ACTION", func(_ context.Context, in flow.Input) (any, error) {
 			return "callable:" + str(in.Args["value"]), nil
 		}),
 		flow.WithToolRef(m+"StaticSearchTool", searchTool),

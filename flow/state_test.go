@@ -38,7 +38,7 @@ func TestStateHoldsWhatCELReads(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			def, err := flow.New("Stateful").
-				Method("store", flow.Go(func(_ context.Context, in *flow.Input) (any, error) {
+				Method("store", flow.Go(func(_ context.Context, in flow.Input) (any, error) {
 					c.store(in.State)
 					return nil, nil
 				})).Start().
@@ -55,7 +55,7 @@ func TestStateHoldsWhatCELReads(t *testing.T) {
 func TestStateSetStoresJSONData(t *testing.T) {
 	var got any
 	def, err := flow.New("Stateful").
-		Method("store", flow.Go(func(_ context.Context, in *flow.Input) (any, error) {
+		Method("store", flow.Go(func(_ context.Context, in flow.Input) (any, error) {
 			in.State.Set("order", order{ID: "A1", Items: []string{"pen"}, Total: 3})
 			got = in.State.Value("order")
 			return nil, nil

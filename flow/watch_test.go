@@ -26,11 +26,11 @@ func TestRunReturnsWhenAHandlerIgnoresItsContext(t *testing.T) {
 			close(release)
 		}
 	})
-	stubborn := func(context.Context, *flow.Input) (any, error) {
+	stubborn := func(context.Context, flow.Input) (any, error) {
 		<-release
 		return "late", nil
 	}
-	quick := func(context.Context, *flow.Input) (any, error) { return "quick", nil }
+	quick := func(context.Context, flow.Input) (any, error) { return "quick", nil }
 	def, err := flow.New("Stubborn").
 		Method("fast", flow.Go(quick)).Start().
 		Method("stuck", flow.Go(stubborn)).ListenTo("fast").
@@ -80,7 +80,7 @@ func TestRunReturnsWhenAHandlerIgnoresItsContext(t *testing.T) {
 // TestCancelledRunOfWellBehavedMethodsKeepsItsError checks that a method
 // that honours its context fails as before: no StillRunningError.
 func TestCancelledRunOfWellBehavedMethodsKeepsItsError(t *testing.T) {
-	waits := func(ctx context.Context, _ *flow.Input) (any, error) {
+	waits := func(ctx context.Context, _ flow.Input) (any, error) {
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
 	}

@@ -65,7 +65,7 @@ func main() {
 
 // chain builds W1: n methods in a line, each adding one to x.
 func chain(n int) (*flow.Definition, error) {
-	inc := func(_ context.Context, in *flow.Input) (any, error) {
+	inc := func(_ context.Context, in flow.Input) (any, error) {
 		x, _ := in.State.Value("x").(int64)
 		in.State.Set("x", x+1)
 		return nil, nil
