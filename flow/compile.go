@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/troupe-dev/troupe/memory"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // program is a definition compiled for one engine: resolved actions,
@@ -29,7 +30,7 @@ type program struct {
 	nSeen    int // leaves of all conditions
 	// flowStore is the store of flow-level persist, which restores runs by
 	// id; hash identifies the definition in snapshots.
-	flowStore Store
+	flowStore store.Store
 	hash      string
 	// journal is set when runs keep their completions: some method
 	// persists or asks for human feedback.

@@ -12,6 +12,7 @@ import (
 	"github.com/troupe-dev/troupe/cel"
 	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/memory"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // An Engine runs definitions. It holds what a definition refers to by name
@@ -30,7 +31,7 @@ type Engine struct {
 	llm          llm.LLM
 	models       llm.Resolver
 	defaultModel string
-	store        Store
+	store        store.Store
 	memory       *memory.Memory
 	backends     map[string]Backend
 	feedback     FeedbackProvider

@@ -7,33 +7,35 @@ import (
 	"maps"
 	"sync"
 	"time"
+
+	"github.com/troupe-dev/troupe/store"
 )
 
 // A Backend opens the store a persist block names with persistence_type;
 // it receives the block's persistence map (e.g. {persistence_type: X,
 // db_path: ...}).
-type Backend func(settings map[string]any) (Store, error)
+type Backend func(settings map[string]any) (store.Store, error)
 
 // WithStore sets the store for persist blocks that name no backend, and
 // for Resume. Without one, the engine keeps snapshots in memory.
-func WithStore(s Store) Option { return func(e *Engine) { e.store = s } }
+func WithStore(s store.Store) Option { return func(e *Engine) { e.store = s } }
 
 // WithBackend registers a Backend under a persistence_type name, such as
 // CrewAI's "SQLiteFlowPersistence" or a host's own.
 func WithBackend(name string, b Backend) Option { return func(e *Engine) { e.backends[name] = b } }
 
 // defaultStore returns the engine's store, creating an in-memory one.
-func (e *Engine) defaultStore() Store {
+func (e *Engine) defaultStore() store.Store {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.store == nil {
-		e.store = NewMemoryStore()
+		e.store = store.NewMemory()
 	}
 	return e.store
 }
 
 // storeFor resolves the store of a persist block.
-func (e *Engine) storeFor(def *Definition, p *Persist) (Store, error) {
+func (e *Engine) storeFor(def *Definition, p *Persist) (store.Store, error) {
 	if p == nil || p.Backend == nil {
 		return e.defaultStore(), nil
 	}
@@ -47,15 +49,15 @@ func (e *Engine) storeFor(def *Definition, p *Persist) (Store, error) {
 
 // persistence is the compiled persist setting of one method.
 type persistence struct {
-	store Store
+	store store.Store
 }
 
 // compilePersist resolves each method's effective persist block: its own,
 // else the flow's.
 func (e *Engine) compilePersist(p *program) error {
 	def := p.def
-	cache := map[*Persist]Store{}
-	resolve := func(pb *Persist) (Store, error) {
+	cache := map[*Persist]store.Store{}
+	resolve := func(pb *Persist) (store.Store, error) {
 		if s, ok := cache[pb]; ok {
 			return s, nil
 		}
@@ -95,14 +97,14 @@ type saver struct {
 	mu sync.Mutex
 }
 
-// snapshot captures the run as a Snapshot.
-func (r *run) snapshot(method, status string) *Snapshot {
+// snapshot captures the run as a store.Snapshot.
+func (r *run) snapshot(method string, status store.Status) *store.Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return &Snapshot{
+	return &store.Snapshot{
 		FlowID: r.res.RunID, Flow: r.p.def.Name, DefinitionHash: r.p.hash, Status: status, Method: method,
 		State: maps.Clone(r.res.State), Outputs: maps.Clone(r.res.Outputs),
-		Completed: append([]string(nil), r.res.Trace...), Journal: append([]JournalEntry(nil), r.side.journal...),
+		Completed: append([]string(nil), r.res.Trace...), Journal: append([]store.JournalEntry(nil), r.side.journal...),
 		LastFeedback: r.side.lastHF, Pending: r.side.pending, UpdatedAt: time.Now().UTC(),
 	}
 }
@@ -113,10 +115,10 @@ func (r *run) persist(ctx context.Context, cm *cmethod) error {
 	if cm.persist == nil {
 		return nil
 	}
-	return r.save(ctx, cm.persist.store, cm.name, StatusRunning)
+	return r.save(ctx, cm.persist.store, cm.name, store.StatusRunning)
 }
 
-func (r *run) save(ctx context.Context, s Store, method, status string) error {
+func (r *run) save(ctx context.Context, s store.Store, method string, status store.Status) error {
 	if _, ok := r.res.State["id"]; !ok {
 		return errors.New("Flow state must have an 'id' field for persistence")
 	}

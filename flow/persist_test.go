@@ -12,6 +12,7 @@ import (
 
 	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/llm/fake"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // buckets is the test double of CrewAI's DefinitionStoreBackend: one store
@@ -19,20 +20,20 @@ import (
 type buckets struct {
 	mu    sync.Mutex
 	saves map[string][]string
-	store map[string]flow.Store
+	store map[string]store.Store
 }
 
 func newBuckets() *buckets {
-	return &buckets{saves: map[string][]string{}, store: map[string]flow.Store{}}
+	return &buckets{saves: map[string][]string{}, store: map[string]store.Store{}}
 }
 
 type recordingStore struct {
-	flow.Store
+	store.Store
 	b      *buckets
 	bucket string
 }
 
-func (s recordingStore) Save(ctx context.Context, snap *flow.Snapshot) error {
+func (s recordingStore) Save(ctx context.Context, snap *store.Snapshot) error {
 	if snap.Method != "" {
 		s.b.mu.Lock()
 		s.b.saves[s.bucket] = append(s.b.saves[s.bucket], snap.Method)
@@ -41,12 +42,12 @@ func (s recordingStore) Save(ctx context.Context, snap *flow.Snapshot) error {
 	return s.Store.Save(ctx, snap)
 }
 
-func (b *buckets) backend(settings map[string]any) (flow.Store, error) {
+func (b *buckets) backend(settings map[string]any) (store.Store, error) {
 	name, _ := settings["store"].(string)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.store[name] == nil {
-		b.store[name] = recordingStore{Store: flow.NewMemoryStore(), b: b, bucket: name}
+		b.store[name] = recordingStore{Store: store.NewMemory(), b: b, bucket: name}
 	}
 	return b.store[name], nil
 }
@@ -210,7 +211,7 @@ func TestHumanFeedbackGlobalProviderFallback(t *testing.T) {
 }
 
 func TestResumeAfterCrashSkipsFinishedMethods(t *testing.T) {
-	store := flow.NewMemoryStore()
+	st := store.NewMemory()
 	ran := map[string]int{}
 	var mu sync.Mutex
 	count := func(name string, fail bool) flow.Handler {
@@ -234,7 +235,7 @@ methods:
   c: {listen: b, do: {ref: "t:c"}}
   d: {listen: c, do: {call: expression, expr: "outputs.a + '+' + outputs.b + '+' + outputs.c"}}
 `)
-	eng := flow.NewEngine(flow.WithStore(store), flow.WithCode("t:a", count("a", false)),
+	eng := flow.NewEngine(flow.WithStore(st), flow.WithCode("t:a", count("a", false)),
 		flow.WithCode("t:b", count("b", false)), flow.WithCode("t:c", count("c", true)))
 	_, err := eng.Run(context.Background(), def, map[string]any{"id": "run-1"})
 	require.Error(t, err)

@@ -5,16 +5,18 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/troupe-dev/troupe/store"
 )
 
 // replay hands a resumed run the outputs its methods had produced before,
 // occurrence by occurrence, so they are not run twice.
 type replay struct {
-	queues map[string][]JournalEntry
+	queues map[string][]store.JournalEntry
 }
 
-func newReplay(journal []JournalEntry) *replay {
-	rp := &replay{queues: map[string][]JournalEntry{}}
+func newReplay(journal []store.JournalEntry) *replay {
+	rp := &replay{queues: map[string][]store.JournalEntry{}}
 	for _, e := range journal {
 		rp.queues[e.Method] = append(rp.queues[e.Method], e)
 	}
@@ -22,10 +24,10 @@ func newReplay(journal []JournalEntry) *replay {
 }
 
 // next returns the recorded completion of method's next occurrence.
-func (rp *replay) next(method string) (JournalEntry, bool) {
+func (rp *replay) next(method string) (store.JournalEntry, bool) {
 	q := rp.queues[method]
 	if len(q) == 0 {
-		return JournalEntry{}, false
+		return store.JournalEntry{}, false
 	}
 	rp.queues[method] = q[1:]
 	return q[0], true

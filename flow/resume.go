@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+
+	"github.com/troupe-dev/troupe/store"
 )
 
 // Resume continues a stored run: one paused for human feedback (feedback
@@ -18,8 +20,8 @@ func (e *Engine) Resume(ctx context.Context, def *Definition, flowID, feedback s
 	if err != nil {
 		return nil, err
 	}
-	store := e.resumeStore(p)
-	snap, err := store.Load(ctx, flowID)
+	st := e.resumeStore(p)
+	snap, err := st.Load(ctx, flowID)
 	if err != nil {
 		return nil, fmt.Errorf("flow: resume %s: %w", flowID, err)
 	}
@@ -36,16 +38,16 @@ func (e *Engine) Resume(ctx context.Context, def *Definition, flowID, feedback s
 		r.side = new(runSide)
 	}
 	r.side.replay = newReplay(snap.Journal)
-	r.side.home = store
+	r.side.home = st
 	r.side.lastHF = snap.LastFeedback
-	if snap.Status == StatusPaused && snap.Pending != nil {
+	if snap.Status == store.StatusPaused && snap.Pending != nil {
 		r.side.resumed, r.side.feedback = snap.Pending, &feedback
 	}
 	return r.start(ctx, nil, e.onEvent)
 }
 
 // resumeStore is where a definition's runs are saved.
-func (e *Engine) resumeStore(p *program) Store {
+func (e *Engine) resumeStore(p *program) store.Store {
 	if p.flowStore != nil {
 		return p.flowStore
 	}
@@ -61,8 +63,8 @@ func (e *Engine) resumeStore(p *program) Store {
 // run.
 var ErrDefinitionChanged = errors.New("flow: the definition changed since the run was saved")
 
-func checkResumable(def *Definition, p *program, snap *Snapshot) error {
-	if snap.Status == StatusCompleted {
+func checkResumable(def *Definition, p *program, snap *store.Snapshot) error {
+	if snap.Status == store.StatusCompleted {
 		return fmt.Errorf("flow: run %s already completed; start a new run instead", snap.FlowID)
 	}
 	if snap.Flow != "" && snap.Flow != def.Name {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/troupe-dev/troupe/memory"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // run is one execution of a program. Runs are recycled through their
@@ -109,15 +110,15 @@ func newRunOut(n int) *runOut {
 type runSide struct {
 	// journal records every completion for snapshots; replay holds the
 	// completions of an earlier process that a resumed run reuses.
-	journal  []JournalEntry
+	journal  []store.JournalEntry
 	replay   *replay
-	resumed  *PendingFeedback // the pause a resumed run answers
-	feedback *string          // the answer to it
+	resumed  *store.PendingFeedback // the pause a resumed run answers
+	feedback *string                // the answer to it
 	lastHF   map[string]any
 	// home is where this run was saved when it paused or was resumed
 	// from; its final status goes there too.
-	home    Store
-	pending *PendingFeedback
+	home    store.Store
+	pending *store.PendingFeedback
 	saves   saver
 }
 
@@ -153,7 +154,7 @@ func (e *Engine) restore(ctx context.Context, p *program, inputs map[string]any)
 	switch {
 	case err == nil:
 		return snap.State, nil
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		e.logger.InfoContext(ctx, "No flow state found for UUID: "+fmt.Sprint(id), "flow", p.def.Name)
 		return nil, nil
 	}
@@ -242,9 +243,9 @@ func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)
 		home = r.side.home
 	}
 	if home != nil {
-		status := StatusCompleted
+		status := store.StatusCompleted
 		if err != nil {
-			status = StatusFailed
+			status = store.StatusFailed
 		}
 		if serr := r.save(ctx, home, "", status); serr != nil && err == nil {
 			err = serr

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 type resumeFlags struct {
@@ -58,7 +59,7 @@ func resumeFlow(cmd *cobra.Command, path string, f resumeFlags) error {
 	if !cmd.Flags().Changed("feedback") && s.asker != nil {
 		// Ask the question the run waits on, when the store holds it.
 		snap, err := s.stores.store(f.store).Load(ctx, f.id)
-		if err == nil && snap.Status == flow.StatusPaused && snap.Pending != nil {
+		if err == nil && snap.Status == store.StatusPaused && snap.Pending != nil {
 			pf := snap.Pending
 			answer, err := s.asker.RequestFeedback(ctx, &flow.FeedbackRequest{
 				FlowID: f.id, Flow: snap.Flow, Method: pf.Method, Output: pf.Output, Message: pf.Message,
@@ -76,7 +77,7 @@ func resumeFlow(cmd *cobra.Command, path string, f resumeFlags) error {
 		}
 	}
 	res, err := s.engine.Resume(ctx, def, f.id, feedback)
-	if errors.Is(err, flow.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		fmt.Fprintf(stderr, "No stored run of flow %s with id %q; `troupe runs` lists the stored runs.\n", def.Name, f.id)
 		return exitError{exitFail}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // schemaLock is the advisory lock key taken while creating the table, so
@@ -36,13 +36,13 @@ CREATE INDEX IF NOT EXISTS troupe_flow_snapshots_status ON troupe_flow_snapshots
 CREATE INDEX IF NOT EXISTS troupe_flow_snapshots_flow ON troupe_flow_snapshots (flow, updated_at DESC);
 `
 
-// Store is a flow.Store on a PostgreSQL connection pool. It is safe for
+// Store is a store.Store on a PostgreSQL connection pool. It is safe for
 // concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
 }
 
-var _ flow.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // Open connects to the database named by dsn (a URL such as
 // "postgres://user:pass@host:5432/db?sslmode=disable" or "key=value"

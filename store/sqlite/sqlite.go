@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -47,7 +47,7 @@ CREATE INDEX IF NOT EXISTS flow_snapshots_status ON flow_snapshots (status, upda
 CREATE INDEX IF NOT EXISTS flow_snapshots_flow ON flow_snapshots (flow, updated_at DESC);
 `
 
-// Store is a flow.Store on a SQLite file. It is safe for concurrent use.
+// Store is a store.Store on a SQLite file. It is safe for concurrent use.
 type Store struct {
 	db   *sql.DB
 	path string
@@ -60,7 +60,7 @@ type Store struct {
 	del   *sql.Stmt
 }
 
-var _ flow.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // Open opens the database file at path, creating it, its parent folders and
 // the schema when missing. The path ":memory:" gives a private in-memory

@@ -1,4 +1,12 @@
-package flow
+// Package store holds what persistence of flow runs is made of: the
+// Snapshot of a run, the Store interface that keeps snapshots, and an
+// in-memory Store. Backends live in sub-packages named after them
+// (store/sqlite, store/postgres); store/storetest is the conformance suite
+// every Store should pass.
+//
+// The package imports nothing of Troupe but internal packages, so a backend
+// links neither the flow engine nor its CEL and YAML dependencies.
+package store
 
 import (
 	"context"
@@ -26,14 +34,17 @@ type Store interface {
 }
 
 // ErrNotFound reports a flow id a Store does not hold.
-var ErrNotFound = errors.New("flow: no stored run with that id")
+var ErrNotFound = errors.New("store: no stored run with that id")
+
+// Status is the state of a run in a Snapshot.
+type Status string
 
 // Run statuses in a Snapshot.
 const (
-	StatusRunning   = "running"
-	StatusPaused    = "paused"
-	StatusCompleted = "completed"
-	StatusFailed    = "failed"
+	StatusRunning   Status = "running"
+	StatusPaused    Status = "paused"
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
 )
 
 // A Snapshot is what a Store keeps of one run after a method completes.
@@ -44,7 +55,7 @@ type Snapshot struct {
 	// so a resume can refuse a definition that changed.
 	Flow           string `json:"flow"`
 	DefinitionHash string `json:"definition_hash"`
-	Status         string `json:"status"`
+	Status         Status `json:"status"`
 	// Method is the method whose completion (or pause) wrote the snapshot.
 	Method string `json:"method"`
 	// State, Outputs (the latest output of each method) and Completed
@@ -84,7 +95,7 @@ type PendingFeedback struct {
 
 // Filter selects snapshots in Store.List. Zero fields match everything.
 type Filter struct {
-	Status string
+	Status Status
 	Flow   string
 	Limit  int
 }

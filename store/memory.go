@@ -1,4 +1,4 @@
-package flow
+package store
 
 import (
 	"cmp"
@@ -12,17 +12,17 @@ import (
 	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
-// NewMemoryStore returns an empty Store that keeps snapshots in memory, for
+// NewMemory returns an empty Store that keeps snapshots in memory, for
 // tests and for runs that need not outlive the process. Snapshots are
 // copied on the way in and on the way out, so callers never share maps or
 // slices with the store; values are turned into JSON data on the way in.
 // A zero UpdatedAt is recorded as the time of the save. Runs updated at the
 // same instant are listed in flow id order.
-func NewMemoryStore() Store {
+func NewMemory() Store {
 	return &memoryStore{snaps: make(map[string]*Snapshot)}
 }
 
-// memoryStore is the Store of NewMemoryStore. Stored snapshots are never
+// memoryStore is the Store of NewMemory. Stored snapshots are never
 // changed, only replaced, so they can be copied outside the lock.
 type memoryStore struct {
 	mu    sync.RWMutex
@@ -31,17 +31,17 @@ type memoryStore struct {
 
 func (m *memoryStore) Save(ctx context.Context, s *Snapshot) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("flow: memory store: save: %w", err)
+		return fmt.Errorf("store: memory: save: %w", err)
 	}
 	if s == nil {
-		return errors.New("flow: memory store: save: nil snapshot")
+		return errors.New("store: memory: save: nil snapshot")
 	}
 	if s.FlowID == "" {
-		return errors.New("flow: memory store: save: snapshot has an empty flow id")
+		return errors.New("store: memory: save: snapshot has an empty flow id")
 	}
 	c, err := cloneSnapshot(s)
 	if err != nil {
-		return fmt.Errorf("flow: memory store: save %q: %w", s.FlowID, err)
+		return fmt.Errorf("store: memory: save %q: %w", s.FlowID, err)
 	}
 	if c.UpdatedAt.IsZero() {
 		c.UpdatedAt = time.Now().UTC()
@@ -54,20 +54,20 @@ func (m *memoryStore) Save(ctx context.Context, s *Snapshot) error {
 
 func (m *memoryStore) Load(ctx context.Context, flowID string) (*Snapshot, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("flow: memory store: load: %w", err)
+		return nil, fmt.Errorf("store: memory: load: %w", err)
 	}
 	m.mu.RLock()
 	s, ok := m.snaps[flowID]
 	m.mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("flow: memory store: load %q: %w", flowID, ErrNotFound)
+		return nil, fmt.Errorf("store: memory: load %q: %w", flowID, ErrNotFound)
 	}
 	return copySnapshot(s), nil
 }
 
 func (m *memoryStore) List(ctx context.Context, f Filter) ([]*Snapshot, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("flow: memory store: list: %w", err)
+		return nil, fmt.Errorf("store: memory: list: %w", err)
 	}
 	m.mu.RLock()
 	var found []*Snapshot
@@ -95,7 +95,7 @@ func (m *memoryStore) List(ctx context.Context, f Filter) ([]*Snapshot, error) {
 
 func (m *memoryStore) Delete(ctx context.Context, flowID string) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("flow: memory store: delete: %w", err)
+		return fmt.Errorf("store: memory: delete: %w", err)
 	}
 	m.mu.Lock()
 	delete(m.snaps, flowID)
