@@ -29,12 +29,29 @@ type Store interface {
 	Load(ctx context.Context, flowID string) (*Snapshot, error)
 	// List returns the snapshots that match f, most recently updated first.
 	List(ctx context.Context, f Filter) ([]*Snapshot, error)
-	// Delete removes a run's snapshot; deleting a missing one is not an error.
+	// Delete removes a run's snapshot; deleting a missing one is not an
+	// error. It leaves the run's lease alone.
 	Delete(ctx context.Context, flowID string) error
+	// Claim takes a lease on the run flowID for owner, lasting ttl from
+	// now, or renews it when owner holds it already. While another owner
+	// holds an unexpired lease it fails with an error wrapping ErrClaimed,
+	// so of several owners claiming one run at once exactly one wins; an
+	// expired lease (its owner crashed) can be taken over. The run need
+	// not have a snapshot: leases are kept apart from snapshots. It
+	// rejects an empty flowID or owner and a ttl that is not positive.
+	Claim(ctx context.Context, flowID, owner string, ttl time.Duration) error
+	// Release ends owner's lease on flowID at once. Releasing a lease that
+	// owner does not hold (never taken, expired and taken over, or
+	// released already) does nothing.
+	Release(ctx context.Context, flowID, owner string) error
 }
 
 // ErrNotFound reports a flow id a Store does not hold.
 var ErrNotFound = errors.New("store: no stored run with that id")
+
+// ErrClaimed reports a run whose lease another owner holds: the run is
+// being resumed, or is still running, elsewhere.
+var ErrClaimed = errors.New("store: the run is being resumed or is still running elsewhere")
 
 // Status is the state of a run in a Snapshot.
 type Status string

@@ -121,6 +121,24 @@ func (l *lazyStore) Delete(ctx context.Context, flowID string) error {
 	return st.Delete(ctx, flowID)
 }
 
+// Claim opens the file, creating it, before the run relies on it: a file
+// that cannot hold the run fails the run before its first method.
+func (l *lazyStore) Claim(ctx context.Context, flowID, owner string, ttl time.Duration) error {
+	st, err := l.set.get(ctx, l.path, true)
+	if err != nil {
+		return err
+	}
+	return st.Claim(ctx, flowID, owner, ttl)
+}
+
+func (l *lazyStore) Release(ctx context.Context, flowID, owner string) error {
+	st, err := l.set.get(ctx, l.path, false)
+	if st == nil || err != nil {
+		return err
+	}
+	return st.Release(ctx, flowID, owner)
+}
+
 type runsFlags struct {
 	status string
 	flow   string

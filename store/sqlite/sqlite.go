@@ -30,8 +30,9 @@ const DefaultPath = ".troupe/flows.db"
 // in milliseconds.
 const busyTimeout = 10000
 
-// schema is the one table of the store. updated_at is UTC text of fixed
-// width, so it sorts as the instants do.
+// schema is the store's tables: the snapshots and the runs' leases.
+// updated_at and until are UTC text of fixed width, so they sort as the
+// instants do.
 const schema = `
 CREATE TABLE IF NOT EXISTS flow_snapshots (
 	flow_id         TEXT PRIMARY KEY,
@@ -45,6 +46,11 @@ CREATE TABLE IF NOT EXISTS flow_snapshots (
 CREATE INDEX IF NOT EXISTS flow_snapshots_updated_at ON flow_snapshots (updated_at DESC);
 CREATE INDEX IF NOT EXISTS flow_snapshots_status ON flow_snapshots (status, updated_at DESC);
 CREATE INDEX IF NOT EXISTS flow_snapshots_flow ON flow_snapshots (flow, updated_at DESC);
+CREATE TABLE IF NOT EXISTS flow_claims (
+	flow_id TEXT PRIMARY KEY,
+	owner   TEXT NOT NULL,
+	until   TEXT NOT NULL
+);
 `
 
 // Store is a store.Store on a SQLite file. It is safe for concurrent use.
@@ -54,10 +60,12 @@ type Store struct {
 	// write lets one Save or Delete of this Store at a time reach SQLite,
 	// so goroutines queue here rather than spin in SQLite's busy handler;
 	// other processes are still kept apart by the busy timeout.
-	write chan struct{}
-	save  *sql.Stmt
-	load  *sql.Stmt
-	del   *sql.Stmt
+	write   chan struct{}
+	save    *sql.Stmt
+	load    *sql.Stmt
+	del     *sql.Stmt
+	claim   *sql.Stmt
+	release *sql.Stmt
 }
 
 var _ store.Store = (*Store)(nil)
@@ -109,7 +117,13 @@ func (s *Store) prepare(ctx context.Context) error {
 	if s.load, err = s.db.PrepareContext(ctx, loadSQL); err != nil {
 		return err
 	}
-	s.del, err = s.db.PrepareContext(ctx, deleteSQL)
+	if s.del, err = s.db.PrepareContext(ctx, deleteSQL); err != nil {
+		return err
+	}
+	if s.claim, err = s.db.PrepareContext(ctx, claimSQL); err != nil {
+		return err
+	}
+	s.release, err = s.db.PrepareContext(ctx, releaseSQL)
 	return err
 }
 
@@ -118,7 +132,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. Calls after the first do nothing.
 func (s *Store) Close() error {
-	err := errors.Join(s.save.Close(), s.load.Close(), s.del.Close(), s.db.Close())
+	err := errors.Join(s.save.Close(), s.load.Close(), s.del.Close(), s.claim.Close(), s.release.Close(), s.db.Close())
 	if err != nil {
 		return fmt.Errorf("sqlite: close %s: %w", s.path, err)
 	}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -69,6 +70,36 @@ func testSaveRejectsInvalid(t *testing.T, s store.Store) {
 	all, err := s.List(t.Context(), store.Filter{})
 	require.NoError(t, err)
 	assert.Empty(t, all)
+}
+
+// testSaveRejectsNonFinite saves NaN and infinities, which JSON cannot
+// hold: every store refuses them, naming where they are, and keeps what
+// it held.
+func testSaveRejectsNonFinite(t *testing.T, s store.Store) {
+	require.NoError(t, s.Save(t.Context(), Snapshot("run", 0)))
+	cases := []struct {
+		name   string
+		change func(*store.Snapshot)
+		want   string
+	}{
+		{"NaN in state", func(s *store.Snapshot) { s.State["score"] = math.NaN() }, "state"},
+		{"infinity in outputs", func(s *store.Snapshot) { s.Outputs["start"] = []any{math.Inf(1)} }, "outputs"},
+		{"negative infinity in the journal", func(s *store.Snapshot) {
+			s.Journal = []store.JournalEntry{{Method: "start", Output: map[string]any{"x": math.Inf(-1)}}}
+		}, "journal"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			snap := Snapshot("run", 1)
+			c.change(snap)
+			err := s.Save(t.Context(), snap)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			got, err := s.Load(t.Context(), "run")
+			require.NoError(t, err)
+			Equal(t, Snapshot("run", 0), got)
+		})
+	}
 }
 
 // testLoadMissing loads ids the store never held.

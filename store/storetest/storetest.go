@@ -57,6 +57,14 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListEmpty", testListEmpty},
 		{"CancelledContext", testCancelledContext},
 		{"Concurrent", testConcurrent},
+		{"SaveRejectsNonFinite", testSaveRejectsNonFinite},
+		{"ClaimExclusive", testClaimExclusive},
+		{"ClaimRenews", testClaimRenews},
+		{"ClaimExpiry", testClaimExpiry},
+		{"ClaimRelease", testClaimRelease},
+		{"ClaimApartFromSnapshots", testClaimApartFromSnapshots},
+		{"ClaimRejectsInvalid", testClaimRejectsInvalid},
+		{"ClaimCancelled", testClaimCancelled},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
