@@ -31,7 +31,7 @@ type program struct {
 	// flowStore is the store of flow-level persist, which restores runs by
 	// id; hash identifies the definition in snapshots.
 	flowStore store.Store
-	hash      string
+	hash      defHash
 	// journal is set when runs keep their completions: some method
 	// persists or asks for human feedback.
 	journal bool
@@ -337,7 +337,6 @@ func (e *Engine) compile(def *Definition) (*program, error) {
 	if err := e.compilePersist(p); err != nil {
 		return nil, err
 	}
-	p.hash = definitionHash(def)
 	mem, err := e.flowMemory(def)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
@@ -32,6 +33,7 @@ type Engine struct {
 	models       llm.Resolver
 	defaultModel string
 	store        store.Store
+	lease        time.Duration
 	memory       *memory.Memory
 	backends     map[string]Backend
 	feedback     FeedbackProvider

@@ -92,9 +92,79 @@ func (e *Engine) compilePersist(p *program) error {
 	return nil
 }
 
-// saver writes a run's snapshots one at a time, in order.
+// saver writes a run's snapshots one at a time, in order, while the run
+// holds its claim (when it has one).
 type saver struct {
-	mu sync.Mutex
+	mu    sync.Mutex
+	claim *claim
+}
+
+// saveStore is where the program's runs save while they run: the store of
+// flow-level persist, else that of the first method that persists; nil
+// when no method persists.
+func (p *program) saveStore() store.Store {
+	if p.flowStore != nil {
+		return p.flowStore
+	}
+	for _, cm := range p.methods {
+		if cm.persist != nil {
+			return cm.persist.store
+		}
+	}
+	return nil
+}
+
+// runSaved starts a run of a program whose runs journal, save or pause. A
+// run that persists first claims its id on its store, so that no other
+// process resumes it while it runs, and then, with flow-level persistence
+// and an id in the inputs, starts from the state saved under that id, as
+// CrewAI restores a flow.
+func (e *Engine) runSaved(ctx context.Context, p *program, inputs map[string]any, sink func(Event)) (*Result, error) {
+	var (
+		state map[string]any
+		id    string
+		err   error
+	)
+	if v, ok := inputs["id"]; ok && v != nil {
+		id = fmt.Sprint(v)
+	} else if state, id, err = p.state.initial(nil, inputs, e.logger, p.def.Name); err != nil {
+		return nil, err
+	}
+	var c *claim
+	if st := p.saveStore(); st != nil {
+		if c, ctx, err = e.claimRun(ctx, st, id); err != nil {
+			return nil, fmt.Errorf("flow: run %s: %w", id, err)
+		}
+		defer c.release(e)
+	}
+	if state == nil {
+		var stored map[string]any
+		if p.flowStore != nil {
+			if stored, err = e.restore(ctx, p, id); err != nil {
+				return nil, err
+			}
+		}
+		if state, id, err = p.state.initial(stored, inputs, e.logger, p.def.Name); err != nil {
+			return nil, err
+		}
+	}
+	r := newRun(e, p, state, id)
+	r.side.saves.claim = c
+	return r.start(ctx, inputs, sink)
+}
+
+// restore returns the saved state of run id, or nil when the store holds
+// no such run.
+func (e *Engine) restore(ctx context.Context, p *program, id string) (map[string]any, error) {
+	snap, err := p.flowStore.Load(ctx, id)
+	switch {
+	case err == nil:
+		return snap.State, nil
+	case errors.Is(err, store.ErrNotFound):
+		e.logger.InfoContext(ctx, "No flow state found for UUID: "+id, "flow", p.def.Name)
+		return nil, nil
+	}
+	return nil, err
 }
 
 // snapshot captures the run as a store.Snapshot.
@@ -102,7 +172,7 @@ func (r *run) snapshot(method string, status store.Status) *store.Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return &store.Snapshot{
-		FlowID: r.res.RunID, Flow: r.p.def.Name, DefinitionHash: r.p.hash, Status: status, Method: method,
+		FlowID: r.res.RunID, Flow: r.p.def.Name, DefinitionHash: r.p.hash.of(r.p.def), Status: status, Method: method,
 		State: maps.Clone(r.res.State), Outputs: maps.Clone(r.res.Outputs),
 		Completed: append([]string(nil), r.res.Trace...), Journal: append([]store.JournalEntry(nil), r.side.journal...),
 		LastFeedback: r.side.lastHF, Pending: r.side.pending, UpdatedAt: time.Now().UTC(),
@@ -124,6 +194,9 @@ func (r *run) save(ctx context.Context, s store.Store, method string, status sto
 	}
 	r.side.saves.mu.Lock()
 	defer r.side.saves.mu.Unlock()
+	if err := r.side.saves.claim.lost(); err != nil {
+		return fmt.Errorf("not saving the run after %q: %w", method, err)
+	}
 	if err := s.Save(context.WithoutCancel(ctx), r.snapshot(method, status)); err != nil {
 		return fmt.Errorf("saving the run after %q: %w", method, err)
 	}

@@ -178,7 +178,7 @@ func TestHumanFeedbackPauseAndResume(t *testing.T) {
 
 	// A new engine (as in another process) continues from the store.
 	fresh := persistEngine(b, flow.WithFeedbackProvider("test_flow_from_definition:PausingProvider", flow.PendingProvider))
-	done, err := fresh.Resume(context.Background(), def, res.RunID, "looks good")
+	done, err := fresh.Resume(context.Background(), def, flow.ResumeRequest{FlowID: res.RunID, Feedback: "looks good"})
 	require.NoError(t, err)
 	assert.Nil(t, done.Pending)
 	assert.Equal(t, "resumed:looks good", done.Output)
@@ -187,7 +187,7 @@ func TestHumanFeedbackPauseAndResume(t *testing.T) {
 	assert.Equal(t, "looks good", hf["feedback"])
 	assert.Equal(t, "content", hf["output"])
 
-	_, err = fresh.Resume(context.Background(), def, res.RunID, "again")
+	_, err = fresh.Resume(context.Background(), def, flow.ResumeRequest{FlowID: res.RunID, Feedback: "again"})
 	assert.ErrorContains(t, err, "already completed")
 }
 
@@ -240,7 +240,7 @@ methods:
 	_, err := eng.Run(context.Background(), def, map[string]any{"id": "run-1"})
 	require.Error(t, err)
 
-	res, err := eng.Resume(context.Background(), def, "run-1", "")
+	res, err := eng.Resume(context.Background(), def, flow.ResumeRequest{FlowID: "run-1"})
 	require.NoError(t, err)
 	assert.Equal(t, "a-out+b-out+c-out", res.Output)
 	assert.Equal(t, map[string]int{"a": 1, "b": 1, "c": 2}, ran, "a and b were replayed, not run again")
@@ -259,7 +259,7 @@ persist: {enabled: true, persistence: {persistence_type: DefinitionStoreBackend,
 methods:
   generate: {start: true, do: {ref: "test_flow_from_definition:_pending_generate"}}
 `)
-	_, err = persistEngine(b).Resume(context.Background(), changed, res.RunID, "ok")
+	_, err = persistEngine(b).Resume(context.Background(), changed, flow.ResumeRequest{FlowID: res.RunID, Feedback: "ok"})
 	require.ErrorIs(t, err, flow.ErrDefinitionChanged)
 }
 

@@ -3,7 +3,6 @@ package flow
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -127,38 +126,15 @@ func (e *Engine) run(ctx context.Context, def *Definition, inputs map[string]any
 	if err != nil {
 		return nil, err
 	}
-	var stored map[string]any
-	if p.flowStore != nil {
-		stored, err = e.restore(ctx, p, inputs)
-		if err != nil {
-			return nil, err
-		}
+	if p.side {
+		return e.runSaved(ctx, p, inputs, sink)
 	}
-	state, id, err := p.state.initial(stored, inputs, e.logger, def.Name)
+	state, id, err := p.state.initial(nil, inputs, e.logger, def.Name)
 	if err != nil {
 		return nil, err
 	}
 	r := newRun(e, p, state, id)
 	return r.start(ctx, inputs, sink)
-}
-
-// restore returns the saved state of the run whose id the inputs name, as
-// CrewAI restores a flow with persistence: a run with a known id starts
-// from its saved state.
-func (e *Engine) restore(ctx context.Context, p *program, inputs map[string]any) (map[string]any, error) {
-	id, ok := inputs["id"]
-	if !ok || id == nil {
-		return nil, nil
-	}
-	snap, err := p.flowStore.Load(ctx, fmt.Sprint(id))
-	switch {
-	case err == nil:
-		return snap.State, nil
-	case errors.Is(err, store.ErrNotFound):
-		e.logger.InfoContext(ctx, "No flow state found for UUID: "+fmt.Sprint(id), "flow", p.def.Name)
-		return nil, nil
-	}
-	return nil, err
 }
 
 func newRun(e *Engine, p *program, state map[string]any, id string) *run {

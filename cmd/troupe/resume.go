@@ -16,6 +16,7 @@ type resumeFlags struct {
 	runFlags
 	id       string
 	feedback string
+	force    bool
 }
 
 func newResumeCmd() *cobra.Command {
@@ -27,7 +28,10 @@ func newResumeCmd() *cobra.Command {
 			"human feedback, answered with --feedback (empty: the default outcome; on a\n" +
 			"terminal without --feedback, troupe asks), or one whose process stopped between\n" +
 			"methods. Methods that completed before are not run again; their outputs are\n" +
-			"available to the methods that follow. The result prints as with `troupe run`.",
+			"available to the methods that follow. The result prints as with `troupe run`.\n\n" +
+			"A run is resumed by one process at a time: while another resume of it, or its\n" +
+			"first run, is still going, resume fails. A definition edited since the run was\n" +
+			"saved is refused unless --force is given.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return resumeFlow(cmd, flowPath(args), f)
@@ -35,6 +39,7 @@ func newResumeCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&f.id, "id", "", "the flow id of the run (see `troupe runs`)")
 	cmd.Flags().StringVar(&f.feedback, "feedback", "", "the answer to the question the run paused on")
+	cmd.Flags().BoolVar(&f.force, "force", false, "resume even though the definition changed since the run was saved")
 	addEngineFlags(cmd, &f.runFlags)
 	_ = cmd.MarkFlagRequired("id")
 	return cmd
@@ -76,9 +81,13 @@ func resumeFlow(cmd *cobra.Command, path string, f resumeFlags) error {
 			feedback = answer
 		}
 	}
-	res, err := s.engine.Resume(ctx, def, f.id, feedback)
-	if errors.Is(err, store.ErrNotFound) {
+	res, err := s.engine.Resume(ctx, def, flow.ResumeRequest{FlowID: f.id, Feedback: feedback, Force: f.force})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		fmt.Fprintf(stderr, "No stored run of flow %s with id %q; `troupe runs` lists the stored runs.\n", def.Name, f.id)
+		return exitError{exitFail}
+	case errors.Is(err, store.ErrClaimed):
+		fmt.Fprintf(stderr, "Run %s of flow %s is being resumed or is still running elsewhere; try again when it has stopped.\n  %v\n", f.id, def.Name, err)
 		return exitError{exitFail}
 	}
 	return s.finish(cmd, path, def, res, err)
