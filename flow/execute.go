@@ -232,6 +232,12 @@ func (r *run) record(ctx context.Context, cm *cmethod, d done, rc *race, replaye
 		r.mu.Unlock()
 		return done{}, errLostRace
 	}
+	if cm.persist != nil && !replayed {
+		if err := r.storable(norm); err != nil {
+			r.mu.Unlock()
+			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}
+		}
+	}
 	r.res.Trace = append(r.res.Trace, cm.name)
 	r.res.Output = d.out
 	r.methods[cm.idx].completed = true

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/troupe-dev/troupe/internal/jsondata"
 	"github.com/troupe-dev/troupe/store"
 )
 
@@ -199,6 +200,31 @@ func (r *run) save(ctx context.Context, s store.Store, method string, status sto
 	}
 	if err := s.Save(context.WithoutCancel(ctx), r.snapshot(method, status)); err != nil {
 		return fmt.Errorf("saving the run after %q: %w", method, err)
+	}
+	return nil
+}
+
+// storable reports state, or the output of the method that just ran, that
+// no store can save (NaN, an infinity, a value that is not JSON data),
+// naming where it is, so that the method fails before it counts as done.
+// The caller holds r.mu.
+func (r *run) storable(out any) error {
+	var (
+		buf    []byte
+		badKey string
+		bad    error
+	)
+	for k, v := range r.res.State {
+		var err error
+		if buf, err = jsondata.Append(buf[:0], v); err != nil && (bad == nil || k < badKey) {
+			badKey, bad = k, err
+		}
+	}
+	if bad != nil {
+		return fmt.Errorf("state.%s cannot be saved: %w", badKey, bad)
+	}
+	if _, err := jsondata.Append(buf[:0], out); err != nil {
+		return fmt.Errorf("its output cannot be saved: %w", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package flow_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -273,4 +274,51 @@ func TestHumanFeedbackProviderRefMustBeRegistered(t *testing.T) {
 	_, err := persistEngine(newBuckets()).Run(context.Background(), loadFixture(t, "hitl_provider_needs_args.yaml"), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unresolvable human_feedback.provider ref 'test_flow_from_definition:_NeedsArgsProvider'")
+}
+
+// TestPersistedNaNFailsTheMethod sets NaN and infinities in the state of a
+// persisted run: the method that set them fails, naming the state key,
+// before it counts as done, and nothing after it runs.
+func TestPersistedNaNFailsTheMethod(t *testing.T) {
+	cases := []struct {
+		name  string
+		score any
+	}{
+		{"NaN", math.NaN()},
+		{"infinity", math.Inf(1)},
+		{"nested", map[string]any{"a": []any{1.0, math.Inf(-1)}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := store.NewMemory()
+			var events []flow.Event
+			eng := flow.NewEngine(flow.WithStore(st), flow.WithEvents(func(ev flow.Event) { events = append(events, ev) }),
+				flow.WithCode("t:score", func(_ context.Context, in *flow.Input) (any, error) {
+					in.State.Set("score", c.score)
+					in.State.Set("ok", "fine")
+					return "scored", nil
+				}))
+			def := mustParse(t, `
+schema: crewai.flow/v1
+name: Scores
+persist: {enabled: true}
+methods:
+  score: {start: true, do: {ref: "t:score"}}
+  after: {listen: score, do: {call: expression, expr: "'after'"}}
+`)
+			res, err := eng.Run(t.Context(), def, map[string]any{"id": "run-1"})
+			require.Error(t, err)
+			assert.Nil(t, res)
+			var me *flow.MethodError
+			require.ErrorAs(t, err, &me)
+			assert.Equal(t, "score", me.Method)
+			assert.Contains(t, err.Error(), "state.score")
+			for _, ev := range events {
+				assert.False(t, ev.Kind == flow.MethodFinished, "%s finished", ev.Method)
+				assert.NotEqual(t, "after", ev.Method)
+			}
+			_, err = st.Load(t.Context(), "run-1")
+			assert.ErrorIs(t, err, store.ErrNotFound, "no snapshot holds the method as done")
+		})
+	}
 }
