@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -19,3 +20,21 @@ func ValidateClaim(flowID, owner string, ttl time.Duration) error {
 	}
 	return nil
 }
+
+// A ClaimError is a claim refused because another owner holds the run's
+// lease. It wraps ErrClaimed.
+type ClaimError struct {
+	FlowID string
+	// Owner is the holder's owner string, as it gave it to Claim.
+	Owner string
+	// Until is when the holder's lease runs out unless renewed.
+	Until time.Time
+}
+
+// Error names the holder and the end of its lease.
+func (e *ClaimError) Error() string {
+	return fmt.Sprintf("held by %s until %s: %v", e.Owner, e.Until.UTC().Format(time.RFC3339Nano), ErrClaimed)
+}
+
+// Unwrap returns ErrClaimed.
+func (e *ClaimError) Unwrap() error { return ErrClaimed }

@@ -122,8 +122,7 @@ func (m *memoryStore) Claim(ctx context.Context, flowID, owner string, ttl time.
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if l, ok := m.leases[flowID]; ok && l.owner != owner && now.Before(l.until) {
-		return fmt.Errorf("store: memory: claim %q: held by %s until %s: %w",
-			flowID, l.owner, l.until.UTC().Format(time.RFC3339Nano), ErrClaimed)
+		return fmt.Errorf("store: memory: claim %q: %w", flowID, &ClaimError{FlowID: flowID, Owner: l.owner, Until: l.until})
 	}
 	m.leases[flowID] = lease{owner: owner, until: now.Add(ttl)}
 	return nil

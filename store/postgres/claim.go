@@ -53,8 +53,7 @@ func (s *Store) Claim(ctx context.Context, flowID, owner string, ttl time.Durati
 	if err != nil {
 		return fmt.Errorf("postgres: claim %q: %w", flowID, err)
 	}
-	return fmt.Errorf("postgres: claim %q: held by %s until %s: %w",
-		flowID, holder, until.UTC().Format(time.RFC3339Nano), store.ErrClaimed)
+	return fmt.Errorf("postgres: claim %q: %w", flowID, &store.ClaimError{FlowID: flowID, Owner: holder, Until: until.UTC()})
 }
 
 // Release implements store.Store.

@@ -52,7 +52,11 @@ func (s *Store) Claim(ctx context.Context, flowID, owner string, ttl time.Durati
 	if err != nil {
 		return fmt.Errorf("sqlite: claim %q: %w", flowID, err)
 	}
-	return fmt.Errorf("sqlite: claim %q: held by %s until %s: %w", flowID, holder, until, store.ErrClaimed)
+	at, err := time.Parse(timeLayout, until)
+	if err != nil {
+		return fmt.Errorf("sqlite: claim %q: until: %w", flowID, err)
+	}
+	return fmt.Errorf("sqlite: claim %q: %w", flowID, &store.ClaimError{FlowID: flowID, Owner: holder, Until: at})
 }
 
 // Release implements store.Store.

@@ -50,9 +50,15 @@ func testClaimExclusive(t *testing.T, s store.Store) {
 func testClaimRenews(t *testing.T, s store.Store) {
 	require.NoError(t, s.Claim(t.Context(), "run", "a", hour))
 	require.NoError(t, s.Claim(t.Context(), "run", "a", hour), "renewal by the owner")
+	before := time.Now()
 	err := s.Claim(t.Context(), "run", "b", hour)
 	require.ErrorIs(t, err, store.ErrClaimed)
-	assert.Contains(t, err.Error(), "run", "the error names the run")
+	var ce *store.ClaimError
+	require.ErrorAs(t, err, &ce, "the holder is reported")
+	assert.Equal(t, "run", ce.FlowID)
+	assert.Equal(t, "a", ce.Owner)
+	assert.True(t, ce.Until.After(before.Add(hour-time.Minute)), "the lease runs an hour: %v", ce.Until)
+	assert.Contains(t, err.Error(), "a", "the error names the holder")
 	require.NoError(t, s.Claim(t.Context(), "other", "b", hour), "another run is free")
 }
 
