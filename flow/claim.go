@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/troupe-dev/troupe/store"
@@ -23,7 +26,50 @@ const DefaultLease = 30 * time.Second
 // another process take over a crashed run sooner; the running process
 // renews every third of d, so d must comfortably exceed the store's
 // latency.
-func WithLease(d time.Duration) Option { return func(e *Engine) { e.lease = d } }
+func WithLease(d time.Duration) Option { return func(e *Engine) { e.claims.lease = d } }
+
+// claims is how an engine claims runs: for how long, and as whom.
+type claims struct {
+	lease time.Duration
+	once  sync.Once
+	// self names this process: its host and pid, and on Linux a scope
+	// that processes which see the same pids share.
+	host  string
+	pid   int
+	scope string
+}
+
+// owner returns a new owner string for one claim:
+// host/pid/nonce[/scope]. The nonce tells apart two runs of one process.
+func (c *claims) owner() string {
+	c.once.Do(func() {
+		c.host, _ = os.Hostname()
+		if c.host == "" || strings.Contains(c.host, "/") {
+			c.host = "unknown-host"
+		}
+		c.pid, c.scope = os.Getpid(), machineScope()
+	})
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	owner := fmt.Sprintf("%s/%d/%s", c.host, c.pid, hex.EncodeToString(b[:]))
+	if c.scope != "" {
+		owner += "/" + c.scope
+	}
+	return owner
+}
+
+// gone reports whether owner names a process of this machine (the same
+// boot, the same pid namespace) that no longer exists: its claim can be
+// taken over at once instead of when its lease runs out. Where that cannot
+// be known, nothing is gone.
+func (c *claims) gone(owner string) bool {
+	parts := strings.Split(owner, "/")
+	if c.scope == "" || len(parts) != 4 || parts[3] != c.scope {
+		return false
+	}
+	pid, err := strconv.Atoi(parts[1])
+	return err == nil && pid > 0 && pid != c.pid && processGone(pid)
+}
 
 // A claim is a run's lease on its store, held while the run runs: a
 // second Resume of the run, or a Resume while it still runs, fails with
@@ -39,16 +85,26 @@ type claim struct {
 }
 
 // claimRun takes the lease of run id on st and keeps renewing it until
-// release. The returned context is ctx, cancelled with a cause wrapping
+// release. A lease held by a dead process of this machine is taken over. The returned context is ctx, cancelled with a cause wrapping
 // store.ErrClaimed when the lease is lost to another owner, or when it
 // could not be renewed before it ran out.
 func (e *Engine) claimRun(ctx context.Context, st store.Store, id string) (*claim, context.Context, error) {
-	lease := e.lease
+	lease := e.claims.lease
 	if lease <= 0 {
 		lease = DefaultLease
 	}
-	c := &claim{st: st, id: id, owner: newOwner(), lease: lease, stop: make(chan struct{}), done: make(chan struct{})}
-	if err := st.Claim(ctx, id, c.owner, lease); err != nil {
+	c := &claim{st: st, id: id, owner: e.claims.owner(), lease: lease, stop: make(chan struct{}), done: make(chan struct{})}
+	err := st.Claim(ctx, id, c.owner, lease)
+	var held *store.ClaimError
+	if errors.As(err, &held) && e.claims.gone(held.Owner) {
+		// The holder was a process of this machine that died (kill -9, a
+		// crash): take the run over now rather than when its lease ends.
+		if err = st.Release(ctx, id, held.Owner); err == nil {
+			e.logger.InfoContext(ctx, "taking over the claim of a process that died", "run", id, "owner", held.Owner)
+			err = st.Claim(ctx, id, c.owner, lease)
+		}
+	}
+	if err != nil {
 		return nil, ctx, err
 	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
@@ -122,16 +178,4 @@ func (c *claim) release(e *Engine) {
 	if err := c.st.Release(ctx, c.id, c.owner); err != nil {
 		e.logger.WarnContext(ctx, "releasing the run's claim failed; it ends when its lease runs out", "run", c.id, "error", err)
 	}
-}
-
-// newOwner names a claimant: the host and process, for people reading a
-// store, and random bits that tell apart two runs of one process.
-func newOwner() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "unknown-host"
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }

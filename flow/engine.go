@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
@@ -33,7 +32,7 @@ type Engine struct {
 	models       llm.Resolver
 	defaultModel string
 	store        store.Store
-	lease        time.Duration
+	claims       claims
 	memory       *memory.Memory
 	backends     map[string]Backend
 	feedback     FeedbackProvider
