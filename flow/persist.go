@@ -115,11 +115,12 @@ func (p *program) saveStore() store.Store {
 	return nil
 }
 
-// runSaved starts a run of a program whose runs journal, save or pause. A
-// run that persists first claims its id on its store, so that no other
-// process resumes it while it runs, and then, with flow-level persistence
-// and an id in the inputs, starts from the state saved under that id, as
-// CrewAI restores a flow.
+// runSaved starts a run of a program whose runs save or may pause. The
+// run first claims its id on the store it saves to (which checks that the
+// store works before any method runs), so that no other process resumes
+// it while it runs; then, with flow-level persistence and an id in the
+// inputs, it starts from the state saved under that id, as CrewAI
+// restores a flow.
 func (e *Engine) runSaved(ctx context.Context, p *program, inputs map[string]any, sink func(Event)) (*Result, error) {
 	var (
 		state map[string]any
@@ -131,13 +132,11 @@ func (e *Engine) runSaved(ctx context.Context, p *program, inputs map[string]any
 	} else if state, id, err = p.state.initial(nil, inputs, e.logger, p.def.Name); err != nil {
 		return nil, err
 	}
-	var c *claim
-	if st := p.saveStore(); st != nil {
-		if c, ctx, err = e.claimRun(ctx, st, id); err != nil {
-			return nil, fmt.Errorf("flow: run %s: %w", id, err)
-		}
-		defer c.release(e)
+	c, ctx, err := e.claimRun(ctx, e.resumeStore(p), id)
+	if err != nil {
+		return nil, fmt.Errorf("flow: run %s: %w", id, err)
 	}
+	defer c.release(e)
 	if state == nil {
 		var stored map[string]any
 		if p.flowStore != nil {

@@ -2,6 +2,7 @@ package flow_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -321,4 +322,30 @@ methods:
 			assert.ErrorIs(t, err, store.ErrNotFound, "no snapshot holds the method as done")
 		})
 	}
+}
+
+// failingPauses is a store whose saves of paused runs fail, as a write
+// or a commit to a broken disk does.
+type failingPauses struct{ store.Store }
+
+func (f failingPauses) Save(ctx context.Context, s *store.Snapshot) error {
+	if s.Status == store.StatusPaused {
+		return errors.New("disk I/O error")
+	}
+	return f.Store.Save(ctx, s)
+}
+
+// TestPauseIsReportedOnlyOnceSaved pauses a run on a store that cannot save
+// the pause: the run fails with the store's error instead of reporting a
+// pause nobody could resume.
+func TestPauseIsReportedOnlyOnceSaved(t *testing.T) {
+	eng := flow.NewEngine(flow.WithStore(failingPauses{store.NewMemory()}))
+	res, err := eng.Run(t.Context(), mustParse(t, `
+schema: crewai.flow/v1
+name: Pauses
+methods:
+  a: {start: true, do: {call: expression, expr: "'x'"}, human_feedback: {message: "ok?"}}
+`), nil)
+	require.ErrorContains(t, err, "disk I/O error")
+	assert.Nil(t, res)
 }

@@ -28,6 +28,11 @@ ON CONFLICT (flow_id) DO UPDATE SET flow = excluded.flow, status = excluded.stat
 
 // Save implements store.Store. A zero UpdatedAt is recorded as the time of
 // the save.
+//
+// A snapshot of a running run is committed to the write-ahead log, which
+// survives a crash of the process; any other (a pause, a run's final
+// status, which the caller reports to a person) is also synced to the
+// disk before Save returns, so it survives a power cut too.
 func (s *Store) Save(ctx context.Context, snap *store.Snapshot) error {
 	if err := payload.Check(snap); err != nil {
 		return fmt.Errorf("sqlite: save: %w", err)
@@ -41,11 +46,34 @@ func (s *Store) Save(ctx context.Context, snap *store.Snapshot) error {
 		return fmt.Errorf("sqlite: save %q: %w", snap.FlowID, err)
 	}
 	defer s.unlock()
-	_, err = s.save.ExecContext(ctx, snap.FlowID, snap.Flow, string(snap.Status), snap.Method, snap.DefinitionHash, string(data), at)
+	args := []any{snap.FlowID, snap.Flow, string(snap.Status), snap.Method, snap.DefinitionHash, string(data), at}
+	if snap.Status == store.StatusRunning {
+		_, err = s.save.ExecContext(ctx, args...)
+	} else {
+		err = s.saveSynced(ctx, args)
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: save %q: %w", snap.FlowID, err)
 	}
 	return nil
+}
+
+// saveSynced runs saveSQL on a connection that syncs its commit to the
+// disk (synchronous FULL, for this statement only).
+func (s *Store) saveSynced(ctx context.Context, args []any) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = FULL"); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, saveSQL, args...)
+	// Back to the pool's setting. Should that fail, the connection keeps
+	// syncing every commit: slower, never less safe.
+	_, _ = conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = NORMAL")
+	return err
 }
 
 // Load implements store.Store.

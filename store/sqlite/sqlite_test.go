@@ -65,6 +65,43 @@ func TestOpenRejectsBadPaths(t *testing.T) {
 	}
 }
 
+// TestOpenRejectsDamagedFile opens files whose header is sound but whose
+// pages are not: Open fails, before any save could be written into them.
+func TestOpenRejectsDamagedFile(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(data []byte)
+	}{
+		{"garbage pages", func(data []byte) {
+			for i := 4096; i < len(data); i++ {
+				data[i] = byte(i * 7)
+			}
+		}},
+		{"a zeroed page", func(data []byte) { clear(data[4096:8192]) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "flows.db")
+			s, err := sqlite.Open(path)
+			require.NoError(t, err)
+			for n := range 20 {
+				require.NoError(t, s.Save(t.Context(), storetest.Snapshot(fmt.Sprintf("run-%02d", n), n)))
+			}
+			require.NoError(t, s.Close())
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Greater(t, len(data), 8192, "the file spans several pages")
+			c.damage(data)
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+
+			s, err = sqlite.Open(path)
+			require.Error(t, err)
+			assert.Nil(t, s)
+			assert.Contains(t, err.Error(), "sqlite: open "+path+": check: ")
+		})
+	}
+}
+
 func TestRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "flows.db")
 	s, err := sqlite.Open(path)
