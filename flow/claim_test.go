@@ -16,8 +16,9 @@ import (
 	"github.com/troupe-dev/troupe/store"
 )
 
-// reviewFlow pauses in review; the answer routes to publish or shelve.
-const reviewFlow = `
+// reviewHead drafts, then pauses in review; the answer is the event
+// publish or shelve.
+const reviewHead = `
 schema: crewai.flow/v1
 name: Review
 methods:
@@ -26,7 +27,11 @@ methods:
     listen: draft
     do: {call: expression, expr: outputs.draft}
     human_feedback: {message: "Publish?", emit: [publish, shelve], default_outcome: shelve}
-  announce: {listen: publish, do: {ref: "t:publish"}}
+`
+
+// reviewFlow routes the answer to the code handlers t:publish and
+// t:shelve.
+const reviewFlow = reviewHead + `  announce: {listen: publish, do: {ref: "t:publish"}}
   archive: {listen: shelve, do: {ref: "t:shelve"}}
 `
 

@@ -11,17 +11,8 @@ import (
 	"github.com/troupe-dev/troupe/store"
 )
 
-// pausingReview pauses in review; publishing quotes the draft.
-const pausingReview = `
-schema: crewai.flow/v1
-name: Review
-methods:
-  draft: {start: true, do: {call: expression, expr: "'draft text'"}}
-  review:
-    listen: draft
-    do: {call: expression, expr: outputs.draft}
-    human_feedback: {message: "Publish?", emit: [publish, shelve], default_outcome: shelve}
-  announce: {listen: publish, do: {call: expression, expr: "'Published: ' + outputs.draft"}}
+// pausingReview publishes by quoting the draft.
+const pausingReview = reviewHead + `  announce: {listen: publish, do: {call: expression, expr: "'Published: ' + outputs.draft"}}
 `
 
 // TestResumeChecksTheDefinitionFingerprint resumes a paused run with the
