@@ -85,7 +85,8 @@ type claim struct {
 }
 
 // claimRun takes the lease of run id on st and keeps renewing it until
-// release. A lease held by a dead process of this machine is taken over. The returned context is ctx, cancelled with a cause wrapping
+// release; a lease held by a dead process of this machine is taken over.
+// The returned context is ctx, cancelled with a cause wrapping
 // store.ErrClaimed when the lease is lost to another owner, or when it
 // could not be renewed before it ran out.
 func (e *Engine) claimRun(ctx context.Context, st store.Store, id string) (*claim, context.Context, error) {
@@ -143,7 +144,8 @@ func (c *claim) keep(e *Engine) {
 		case !time.Now().Add(every).Before(held):
 			// The next renewal would come too late: stop before another
 			// owner may take the run over.
-			c.cancel(fmt.Errorf("flow: run %s: renewing its claim failed until the lease ran out (%w): %w", c.id, store.ErrClaimed, err))
+			c.cancel(fmt.Errorf("flow: run %s: its claim could not be renewed before it ran out, so another process may take the run over (%w): %w",
+				c.id, store.ErrClaimed, err))
 			return
 		default:
 			e.logger.WarnContext(ctx, "renewing the run's claim failed; retrying", "run", c.id, "error", err)

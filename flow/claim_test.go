@@ -349,27 +349,37 @@ methods:
 	}
 }
 
-// TestRunStopsWhenItLosesItsClaim has the store refuse the run's renewal,
-// as when another process took the run over: the run stops with
-// store.ErrClaimed and saves nothing more.
+// TestRunStopsWhenItLosesItsClaim has the store refuse the run's renewals,
+// as when another process took the run over, or fail them until the lease
+// ran out: the run stops with store.ErrClaimed and saves nothing more.
 func TestRunStopsWhenItLosesItsClaim(t *testing.T) {
-	log := &claimLog{Store: store.NewMemory(), refuseFrom: 2,
-		refuse: fmt.Errorf("held by another process: %w", store.ErrClaimed)}
-	eng := flow.NewEngine(flow.WithStore(log), flow.WithLease(15*time.Millisecond),
-		flow.WithCode("t:a", func(ctx context.Context, _ *flow.Input) (any, error) {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(10 * time.Second):
-				return "a-out", nil
-			}
-		}))
-	_, err := eng.Run(t.Context(), mustParse(t, persistedPair), map[string]any{"id": "run-1"})
-	require.ErrorIs(t, err, store.ErrClaimed)
-	log.mu.Lock()
-	defer log.mu.Unlock()
-	assert.Zero(t, log.afterLoss, "saves after the claim was lost")
-	assert.Empty(t, log.release, "a lost claim is not released")
+	cases := []struct {
+		name   string
+		refuse error
+	}{
+		{"taken over", fmt.Errorf("held by another process: %w", store.ErrClaimed)},
+		{"store unreachable", errors.New("connection refused")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			log := &claimLog{Store: store.NewMemory(), refuseFrom: 2, refuse: c.refuse}
+			eng := flow.NewEngine(flow.WithStore(log), flow.WithLease(15*time.Millisecond),
+				flow.WithCode("t:a", func(ctx context.Context, _ *flow.Input) (any, error) {
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-time.After(10 * time.Second):
+						return "a-out", nil
+					}
+				}))
+			_, err := eng.Run(t.Context(), mustParse(t, persistedPair), map[string]any{"id": "run-1"})
+			require.ErrorIs(t, err, store.ErrClaimed)
+			log.mu.Lock()
+			defer log.mu.Unlock()
+			assert.Zero(t, log.afterLoss, "saves after the claim was lost")
+			assert.Empty(t, log.release, "a lost claim is not released")
+		})
+	}
 }
 
 // TestRunChecksItsStoreFirst runs a persisted flow on a store that cannot
