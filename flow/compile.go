@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/troupe-dev/troupe/memory"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // A Program is a definition compiled for one engine: resolved actions,
@@ -36,8 +37,8 @@ type Program struct {
 	nSeen    int // leaves of all conditions
 	// flowStore is the store of flow-level persist, which restores runs by
 	// id; hash identifies the definition in snapshots.
-	flowStore Store
-	hash      string
+	flowStore store.Store
+	hash      defHash
 	// journal is set when runs keep their completions: some method
 	// persists or asks for human feedback.
 	journal bool
@@ -344,7 +345,6 @@ func (e *Engine) compile(def *Definition) (*Program, error) {
 	if err := e.compilePersist(p); err != nil {
 		return nil, err
 	}
-	p.hash = definitionHash(def)
 	mem, err := e.flowMemory(def)
 	if err != nil {
 		return nil, err

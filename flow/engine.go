@@ -12,6 +12,7 @@ import (
 	"github.com/troupe-dev/troupe/internal/lru"
 	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/memory"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // An Engine runs definitions. It holds what a definition refers to by name
@@ -35,7 +36,8 @@ type Engine struct {
 	models       llm.Resolver
 	defaultModel string
 	toolTimeout  time.Duration
-	store        Store
+	store        store.Store
+	claims       claims
 	memory       *memory.Memory
 	backends     map[string]Backend
 	feedback     FeedbackProvider

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/troupe-dev/troupe/store"
 )
 
 // errLostRace marks a racing method that finished after the winner; its
@@ -164,7 +166,7 @@ func (r *run) methodFailed(ctx context.Context, cm *cmethod, err error, ev int64
 	return &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}
 }
 
-func (r *run) replayNext(method string) (JournalEntry, bool) {
+func (r *run) replayNext(method string) (store.JournalEntry, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.side.replay.next(method)
@@ -241,18 +243,18 @@ func (r *run) finishReview(ctx context.Context, cm *cmethod, hf *HumanFeedback, 
 // pause records the question and saves the run so Resume can continue it.
 func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any) error {
 	r.mu.Lock()
-	r.side.pending = &PendingFeedback{Method: cm.name, Message: hf.Message, Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome,
+	r.side.pending = &store.PendingFeedback{Method: cm.name, Message: hf.Message, Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome,
 		Output: normalize(out), Metadata: hf.Metadata, RequestedAt: time.Now().UTC()}
 	r.mu.Unlock()
-	store := r.p.flowStore
+	st := r.p.flowStore
 	if cm.persist != nil {
-		store = cm.persist.store
+		st = cm.persist.store
 	}
-	if store == nil {
-		store = r.e.defaultStore()
+	if st == nil {
+		st = r.e.defaultStore()
 	}
-	r.side.home = store
-	if err := r.save(ctx, store, cm.name, StatusPaused); err != nil {
+	r.side.home = st
+	if err := r.save(ctx, st, cm.name, store.StatusPaused); err != nil {
 		return err
 	}
 	return errPaused
@@ -266,11 +268,17 @@ func (r *run) record(ctx context.Context, cm *cmethod, d done, rc *race, replaye
 		r.mu.Unlock()
 		return done{}, errLostRace
 	}
+	if cm.persist != nil && !replayed {
+		if err := r.storable(norm); err != nil {
+			r.mu.Unlock()
+			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: err}
+		}
+	}
 	r.res.Trace = append(r.res.Trace, cm.name)
 	r.res.Output = d.out
 	r.methods[cm.idx].completed = true
 	if r.journaling() {
-		r.side.journal = append(r.side.journal, JournalEntry{Method: cm.name, Output: norm, Outcome: d.event()})
+		r.side.journal = append(r.side.journal, store.JournalEntry{Method: cm.name, Output: norm, Outcome: d.event()})
 	}
 	r.res.Outputs[cm.name] = norm
 	r.mu.Unlock()

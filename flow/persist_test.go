@@ -2,7 +2,9 @@ package flow_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/llm/fake"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // buckets is the test double of CrewAI's DefinitionStoreBackend: one store
@@ -19,20 +22,20 @@ import (
 type buckets struct {
 	mu    sync.Mutex
 	saves map[string][]string
-	store map[string]flow.Store
+	store map[string]store.Store
 }
 
 func newBuckets() *buckets {
-	return &buckets{saves: map[string][]string{}, store: map[string]flow.Store{}}
+	return &buckets{saves: map[string][]string{}, store: map[string]store.Store{}}
 }
 
 type recordingStore struct {
-	flow.Store
+	store.Store
 	b      *buckets
 	bucket string
 }
 
-func (s recordingStore) Save(ctx context.Context, snap *flow.Snapshot) error {
+func (s recordingStore) Save(ctx context.Context, snap *store.Snapshot) error {
 	if snap.Method != "" {
 		s.b.mu.Lock()
 		s.b.saves[s.bucket] = append(s.b.saves[s.bucket], snap.Method)
@@ -41,12 +44,12 @@ func (s recordingStore) Save(ctx context.Context, snap *flow.Snapshot) error {
 	return s.Store.Save(ctx, snap)
 }
 
-func (b *buckets) backend(settings map[string]any) (flow.Store, error) {
+func (b *buckets) backend(settings map[string]any) (store.Store, error) {
 	name, _ := settings["store"].(string)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.store[name] == nil {
-		b.store[name] = recordingStore{Store: flow.NewMemoryStore(), b: b, bucket: name}
+		b.store[name] = recordingStore{Store: store.NewMemory(), b: b, bucket: name}
 	}
 	return b.store[name], nil
 }
@@ -177,7 +180,7 @@ func TestHumanFeedbackPauseAndResume(t *testing.T) {
 
 	// A new engine (as in another process) continues from the store.
 	fresh := persistEngine(b, flow.WithFeedbackProvider("test_flow_from_definition:PausingProvider", flow.PendingProvider))
-	done, err := fresh.Resume(context.Background(), def, res.RunID, "looks good")
+	done, err := fresh.Resume(context.Background(), def, flow.ResumeRequest{FlowID: res.RunID, Feedback: "looks good"})
 	require.NoError(t, err)
 	assert.Nil(t, done.Pending)
 	assert.Equal(t, "resumed:looks good", done.Output)
@@ -186,7 +189,7 @@ func TestHumanFeedbackPauseAndResume(t *testing.T) {
 	assert.Equal(t, "looks good", hf["feedback"])
 	assert.Equal(t, "content", hf["output"])
 
-	_, err = fresh.Resume(context.Background(), def, res.RunID, "again")
+	_, err = fresh.Resume(context.Background(), def, flow.ResumeRequest{FlowID: res.RunID, Feedback: "again"})
 	assert.ErrorContains(t, err, "already completed")
 }
 
@@ -210,7 +213,7 @@ func TestHumanFeedbackGlobalProviderFallback(t *testing.T) {
 }
 
 func TestResumeAfterCrashSkipsFinishedMethods(t *testing.T) {
-	store := flow.NewMemoryStore()
+	st := store.NewMemory()
 	ran := map[string]int{}
 	var mu sync.Mutex
 	count := func(name string, fail bool) flow.Handler {
@@ -234,12 +237,12 @@ methods:
   c: {listen: b, do: {ref: "t:c"}}
   d: {listen: c, do: {call: expression, expr: "outputs.a + '+' + outputs.b + '+' + outputs.c"}}
 `)
-	eng := flow.NewEngine(flow.WithStore(store), flow.WithCode("t:a", count("a", false)),
+	eng := flow.NewEngine(flow.WithStore(st), flow.WithCode("t:a", count("a", false)),
 		flow.WithCode("t:b", count("b", false)), flow.WithCode("t:c", count("c", true)))
 	_, err := eng.Run(context.Background(), def, map[string]any{"id": "run-1"})
 	require.Error(t, err)
 
-	res, err := eng.Resume(context.Background(), def, "run-1", "")
+	res, err := eng.Resume(context.Background(), def, flow.ResumeRequest{FlowID: "run-1"})
 	require.NoError(t, err)
 	assert.Equal(t, "a-out+b-out+c-out", res.Output)
 	assert.Equal(t, map[string]int{"a": 1, "b": 1, "c": 2}, ran, "a and b were replayed, not run again")
@@ -258,7 +261,7 @@ persist: {enabled: true, persistence: {persistence_type: DefinitionStoreBackend,
 methods:
   generate: {start: true, do: {ref: "test_flow_from_definition:_pending_generate"}}
 `)
-	_, err = persistEngine(b).Resume(context.Background(), changed, res.RunID, "ok")
+	_, err = persistEngine(b).Resume(context.Background(), changed, flow.ResumeRequest{FlowID: res.RunID, Feedback: "ok"})
 	require.ErrorIs(t, err, flow.ErrDefinitionChanged)
 }
 
@@ -272,4 +275,77 @@ func TestHumanFeedbackProviderRefMustBeRegistered(t *testing.T) {
 	_, err := persistEngine(newBuckets()).Run(context.Background(), loadFixture(t, "hitl_provider_needs_args.yaml"), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unresolvable human_feedback.provider ref 'test_flow_from_definition:_NeedsArgsProvider'")
+}
+
+// TestPersistedNaNFailsTheMethod sets NaN and infinities in the state of a
+// persisted run: the method that set them fails, naming the state key,
+// before it counts as done, and nothing after it runs.
+func TestPersistedNaNFailsTheMethod(t *testing.T) {
+	cases := []struct {
+		name  string
+		score any
+	}{
+		{"NaN", math.NaN()},
+		{"infinity", math.Inf(1)},
+		{"nested", map[string]any{"a": []any{1.0, math.Inf(-1)}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := store.NewMemory()
+			var events []flow.Event
+			eng := flow.NewEngine(flow.WithStore(st), flow.WithEvents(func(ev flow.Event) { events = append(events, ev) }),
+				flow.WithCode("t:score", func(_ context.Context, in flow.Input) (any, error) {
+					in.State.Set("score", c.score)
+					in.State.Set("ok", "fine")
+					return "scored", nil
+				}))
+			def := mustParse(t, `
+schema: crewai.flow/v1
+name: Scores
+persist: {enabled: true}
+methods:
+  score: {start: true, do: {ref: "t:score"}}
+  after: {listen: score, do: {call: expression, expr: "'after'"}}
+`)
+			res, err := eng.Run(t.Context(), def, map[string]any{"id": "run-1"})
+			require.Error(t, err)
+			assert.Nil(t, res)
+			var me *flow.MethodError
+			require.ErrorAs(t, err, &me)
+			assert.Equal(t, "score", me.Method)
+			assert.Contains(t, err.Error(), "state.score")
+			for _, ev := range events {
+				assert.False(t, ev.Kind == flow.MethodFinished, "%s finished", ev.Method)
+				assert.NotEqual(t, "after", ev.Method)
+			}
+			_, err = st.Load(t.Context(), "run-1")
+			assert.ErrorIs(t, err, store.ErrNotFound, "no snapshot holds the method as done")
+		})
+	}
+}
+
+// failingPauses is a store whose saves of paused runs fail, as a write
+// or a commit to a broken disk does.
+type failingPauses struct{ store.Store }
+
+func (f failingPauses) Save(ctx context.Context, s *store.Snapshot) error {
+	if s.Status == store.StatusPaused {
+		return errors.New("disk I/O error")
+	}
+	return f.Store.Save(ctx, s)
+}
+
+// TestPauseIsReportedOnlyOnceSaved pauses a run on a store that cannot save
+// the pause: the run fails with the store's error instead of reporting a
+// pause nobody could resume.
+func TestPauseIsReportedOnlyOnceSaved(t *testing.T) {
+	eng := flow.NewEngine(flow.WithStore(failingPauses{store.NewMemory()}))
+	res, err := eng.Run(t.Context(), mustParse(t, `
+schema: crewai.flow/v1
+name: Pauses
+methods:
+  a: {start: true, do: {call: expression, expr: "'x'"}, human_feedback: {message: "ok?"}}
+`), nil)
+	require.ErrorContains(t, err, "disk I/O error")
+	assert.Nil(t, res)
 }

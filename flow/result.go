@@ -1,6 +1,9 @@
 package flow
 
-import "github.com/troupe-dev/troupe/llm"
+import (
+	"github.com/troupe-dev/troupe/llm"
+	"github.com/troupe-dev/troupe/store"
+)
 
 // Result is what a run produced.
 type Result struct {
@@ -19,5 +22,5 @@ type Result struct {
 	Usage llm.Usage
 	// Pending is set when the run paused for human feedback; continue it
 	// with Engine.Resume and the run's id.
-	Pending *PendingFeedback
+	Pending *store.PendingFeedback
 }

@@ -3,13 +3,13 @@ package flow
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/troupe-dev/troupe/memory"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // run is one execution of a program. Runs are recycled through their
@@ -116,53 +116,29 @@ func newRunOut(n int) *runOut {
 type runSide struct {
 	// journal records every completion for snapshots; replay holds the
 	// completions of an earlier process that a resumed run reuses.
-	journal  []JournalEntry
+	journal  []store.JournalEntry
 	replay   *replay
-	resumed  *PendingFeedback // the pause a resumed run answers
-	feedback *string          // the answer to it
+	resumed  *store.PendingFeedback // the pause a resumed run answers
+	feedback *string                // the answer to it
 	lastHF   map[string]any
 	// home is where this run was saved when it paused or was resumed
 	// from; its final status goes there too.
-	home    Store
-	pending *PendingFeedback
+	home    store.Store
+	pending *store.PendingFeedback
 	saves   saver
 }
 
 func (p *Program) run(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
 	e := p.e
-	var stored map[string]any
-	var err error
-	if p.flowStore != nil {
-		stored, err = e.restore(ctx, p, inputs)
-		if err != nil {
-			return nil, err
-		}
+	if p.side {
+		return e.runSaved(ctx, p, inputs, sink)
 	}
-	state, id, err := p.state.initial(stored, inputs, e.logger, p.def.Name)
+	state, id, err := p.state.initial(nil, inputs, e.logger, p.def.Name)
 	if err != nil {
 		return nil, err
 	}
 	r := newRun(e, p, state, id)
 	return r.start(ctx, inputs, sink)
-}
-
-// restore returns the saved state of the run whose id the inputs name, as
-// CrewAI restores a flow with persistence: a run with a known id starts
-// from its saved state.
-func (e *Engine) restore(ctx context.Context, p *Program, inputs map[string]any) (map[string]any, error) {
-	id, ok := inputs["id"]
-	if !ok || id == nil {
-		return nil, nil
-	}
-	snap, err := p.flowStore.Load(ctx, fmt.Sprint(id))
-	switch {
-	case err == nil:
-		return snap.State, nil
-	case errors.Is(err, ErrNotFound):
-		e.logger.InfoContext(ctx, "No flow state found for UUID: "+fmt.Sprint(id), "flow", p.def.Name)
-		return nil, nil
-	}
-	return nil, err
 }
 
 func newRun(e *Engine, p *Program, state map[string]any, id string) *run {
@@ -243,9 +219,9 @@ func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)
 		home = r.side.home
 	}
 	if home != nil {
-		status := StatusCompleted
+		status := store.StatusCompleted
 		if err != nil {
-			status = StatusFailed
+			status = store.StatusFailed
 		}
 		if serr := r.save(ctx, home, "", status); serr != nil && err == nil {
 			err = serr

@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // exitPaused is the exit code of a run that paused for human feedback.
@@ -145,7 +146,7 @@ func outcomes(emit []string, def string) string {
 
 // reportPause tells the person at the other end of a paused run what is
 // asked and how to answer.
-func reportPause(w io.Writer, flowName, flowID string, pf *flow.PendingFeedback, resume []string) {
+func reportPause(w io.Writer, flowName, flowID string, pf *store.PendingFeedback, resume []string) {
 	fmt.Fprintf(w, "Flow %s paused for human feedback.\n", flowName)
 	fmt.Fprintf(w, "  flow id:  %s\n", flowID)
 	fmt.Fprintf(w, "  method:   %s\n", pf.Method)

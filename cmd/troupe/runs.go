@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 	"github.com/troupe-dev/troupe/store/sqlite"
 )
 
@@ -35,11 +35,11 @@ func newStores(main string) *stores {
 }
 
 // store returns the store of the file at path, opened lazily.
-func (s *stores) store(path string) flow.Store { return &lazyStore{set: s, path: path} }
+func (s *stores) store(path string) store.Store { return &lazyStore{set: s, path: path} }
 
 // backend serves persist blocks naming SQLiteFlowPersistence: their db_path
 // when they set one, else the command's store.
-func (s *stores) backend(settings map[string]any) (flow.Store, error) {
+func (s *stores) backend(settings map[string]any) (store.Store, error) {
 	path := s.main
 	if p, ok := settings["db_path"].(string); ok && p != "" {
 		path = p
@@ -80,13 +80,13 @@ func (s *stores) Close() error {
 	return errors.Join(errs...)
 }
 
-// lazyStore is a flow.Store on a file opened at its first use.
+// lazyStore is a store.Store on a file opened at its first use.
 type lazyStore struct {
 	set  *stores
 	path string
 }
 
-func (l *lazyStore) Save(ctx context.Context, snap *flow.Snapshot) error {
+func (l *lazyStore) Save(ctx context.Context, snap *store.Snapshot) error {
 	st, err := l.set.get(ctx, l.path, true)
 	if err != nil {
 		return err
@@ -94,18 +94,18 @@ func (l *lazyStore) Save(ctx context.Context, snap *flow.Snapshot) error {
 	return st.Save(ctx, snap)
 }
 
-func (l *lazyStore) Load(ctx context.Context, flowID string) (*flow.Snapshot, error) {
+func (l *lazyStore) Load(ctx context.Context, flowID string) (*store.Snapshot, error) {
 	st, err := l.set.get(ctx, l.path, false)
 	if err != nil {
 		return nil, err
 	}
 	if st == nil {
-		return nil, fmt.Errorf("sqlite: load %q: %w", flowID, flow.ErrNotFound)
+		return nil, fmt.Errorf("sqlite: load %q: %w", flowID, store.ErrNotFound)
 	}
 	return st.Load(ctx, flowID)
 }
 
-func (l *lazyStore) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, error) {
+func (l *lazyStore) List(ctx context.Context, f store.Filter) ([]*store.Snapshot, error) {
 	st, err := l.set.get(ctx, l.path, false)
 	if st == nil || err != nil {
 		return nil, err
@@ -119,6 +119,24 @@ func (l *lazyStore) Delete(ctx context.Context, flowID string) error {
 		return err
 	}
 	return st.Delete(ctx, flowID)
+}
+
+// Claim opens the file, creating it, before the run relies on it: a file
+// that cannot hold the run fails the run before its first method.
+func (l *lazyStore) Claim(ctx context.Context, flowID, owner string, ttl time.Duration) error {
+	st, err := l.set.get(ctx, l.path, true)
+	if err != nil {
+		return err
+	}
+	return st.Claim(ctx, flowID, owner, ttl)
+}
+
+func (l *lazyStore) Release(ctx context.Context, flowID, owner string) error {
+	st, err := l.set.get(ctx, l.path, false)
+	if st == nil || err != nil {
+		return err
+	}
+	return st.Release(ctx, flowID, owner)
 }
 
 type runsFlags struct {
@@ -136,8 +154,8 @@ func newRunsCmd() *cobra.Command {
 		Short: "List stored runs: flow id, flow, status, method, updated time",
 		Args:  cobra.NoArgs,
 		PreRunE: func(*cobra.Command, []string) error {
-			switch f.status {
-			case "", flow.StatusRunning, flow.StatusPaused, flow.StatusCompleted, flow.StatusFailed:
+			switch store.Status(f.status) {
+			case "", store.StatusRunning, store.StatusPaused, store.StatusCompleted, store.StatusFailed:
 				return nil
 			}
 			return usageError{fmt.Errorf("invalid --status %q: want running, paused, completed or failed", f.status)}
@@ -154,19 +172,19 @@ func newRunsCmd() *cobra.Command {
 
 // storedRun is one line of `troupe runs --json`.
 type storedRun struct {
-	FlowID    string                `json:"flow_id"`
-	Flow      string                `json:"flow"`
-	Status    string                `json:"status"`
-	Method    string                `json:"method"`
-	UpdatedAt time.Time             `json:"updated_at"`
-	Completed []string              `json:"completed"`
-	Pending   *flow.PendingFeedback `json:"pending,omitempty"`
+	FlowID    string                 `json:"flow_id"`
+	Flow      string                 `json:"flow"`
+	Status    string                 `json:"status"`
+	Method    string                 `json:"method"`
+	UpdatedAt time.Time              `json:"updated_at"`
+	Completed []string               `json:"completed"`
+	Pending   *store.PendingFeedback `json:"pending,omitempty"`
 }
 
 func listRuns(cmd *cobra.Command, f runsFlags) error {
 	set := newStores(f.store)
 	defer set.Close()
-	snaps, err := set.store(f.store).List(cmd.Context(), flow.Filter{Status: f.status, Flow: f.flow, Limit: f.limit})
+	snaps, err := set.store(f.store).List(cmd.Context(), store.Filter{Status: store.Status(f.status), Flow: f.flow, Limit: f.limit})
 	if err != nil {
 		return err
 	}
@@ -174,7 +192,7 @@ func listRuns(cmd *cobra.Command, f runsFlags) error {
 	if f.asJSON {
 		runs := make([]storedRun, len(snaps))
 		for i, s := range snaps {
-			runs[i] = storedRun{FlowID: s.FlowID, Flow: s.Flow, Status: s.Status, Method: s.Method,
+			runs[i] = storedRun{FlowID: s.FlowID, Flow: s.Flow, Status: string(s.Status), Method: s.Method,
 				UpdatedAt: s.UpdatedAt.UTC(), Completed: s.Completed, Pending: s.Pending}
 			if runs[i].Completed == nil {
 				runs[i].Completed = []string{}
@@ -190,7 +208,7 @@ func listRuns(cmd *cobra.Command, f runsFlags) error {
 }
 
 // writeRunsTable prints one aligned line per run.
-func writeRunsTable(w io.Writer, snaps []*flow.Snapshot) error {
+func writeRunsTable(w io.Writer, snaps []*store.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FLOW ID\tFLOW\tSTATUS\tMETHOD\tUPDATED")
 	for _, s := range snaps {

@@ -1,8 +1,9 @@
 // Package postgres keeps flow run snapshots in PostgreSQL, so runs can be
 // restored and resumed by any process that reaches the database.
 //
-// Snapshots live in one table, troupe_flow_snapshots, created on Open when
-// missing, in the first schema of the connection's search_path. The state,
+// Snapshots live in the table troupe_flow_snapshots and the runs' leases
+// in troupe_flow_claims, both created on Open when missing, in the first
+// schema of the connection's search_path. The state,
 // outputs, journal and feedback of a run are one jsonb column; PostgreSQL
 // keeps a number's text (1.0 stays 1.0), so integers and floats come back
 // with their types. Update times are kept to the microsecond.
@@ -14,7 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // schemaLock is the advisory lock key taken while creating the table, so
@@ -34,15 +35,20 @@ CREATE TABLE IF NOT EXISTS troupe_flow_snapshots (
 CREATE INDEX IF NOT EXISTS troupe_flow_snapshots_updated_at ON troupe_flow_snapshots (updated_at DESC);
 CREATE INDEX IF NOT EXISTS troupe_flow_snapshots_status ON troupe_flow_snapshots (status, updated_at DESC);
 CREATE INDEX IF NOT EXISTS troupe_flow_snapshots_flow ON troupe_flow_snapshots (flow, updated_at DESC);
+CREATE TABLE IF NOT EXISTS troupe_flow_claims (
+	flow_id text PRIMARY KEY,
+	owner   text NOT NULL,
+	until   timestamptz NOT NULL
+);
 `
 
-// Store is a flow.Store on a PostgreSQL connection pool. It is safe for
+// Store is a store.Store on a PostgreSQL connection pool. It is safe for
 // concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
 }
 
-var _ flow.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // Open connects to the database named by dsn (a URL such as
 // "postgres://user:pass@host:5432/db?sslmode=disable" or "key=value"

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 	"github.com/troupe-dev/troupe/store/postgres"
 	"github.com/troupe-dev/troupe/store/storetest"
 )
@@ -97,7 +97,7 @@ func open(t testing.TB, dsn string) *postgres.Store {
 
 func TestConformance(t *testing.T) {
 	dsn := server(t)
-	storetest.Run(t, func(t *testing.T) flow.Store {
+	storetest.Run(t, func(t *testing.T) store.Store {
 		return open(t, isolated(t, dsn))
 	})
 }
@@ -121,7 +121,7 @@ func TestTwoStoresOneDatabase(t *testing.T) {
 	require.NoError(t, a.Save(t.Context(), storetest.Snapshot("from-a", 1)))
 	require.NoError(t, b.Save(t.Context(), storetest.Snapshot("from-b", 2)))
 	for _, s := range []*postgres.Store{a, b} {
-		all, err := s.List(t.Context(), flow.Filter{})
+		all, err := s.List(t.Context(), store.Filter{})
 		require.NoError(t, err)
 		assert.Len(t, all, 2)
 	}

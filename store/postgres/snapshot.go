@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 	"github.com/troupe-dev/troupe/store/internal/payload"
 )
 
@@ -24,9 +24,9 @@ ON CONFLICT (flow_id) DO UPDATE SET flow = EXCLUDED.flow, status = EXCLUDED.stat
 	deleteSQL = `DELETE FROM troupe_flow_snapshots WHERE flow_id = $1`
 )
 
-// Save implements flow.Store. A zero UpdatedAt is recorded as the time of
+// Save implements store.Store. A zero UpdatedAt is recorded as the time of
 // the save.
-func (s *Store) Save(ctx context.Context, snap *flow.Snapshot) error {
+func (s *Store) Save(ctx context.Context, snap *store.Snapshot) error {
 	if err := payload.Check(snap); err != nil {
 		return fmt.Errorf("postgres: save: %w", err)
 	}
@@ -37,7 +37,7 @@ func (s *Store) Save(ctx context.Context, snap *flow.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("postgres: save %q: %w", snap.FlowID, err)
 	}
-	_, err = s.pool.Exec(ctx, saveSQL, snap.FlowID, snap.Flow, snap.Status, snap.Method,
+	_, err = s.pool.Exec(ctx, saveSQL, snap.FlowID, snap.Flow, string(snap.Status), snap.Method,
 		snap.DefinitionHash, data, payload.UpdatedAt(snap))
 	if err != nil {
 		return fmt.Errorf("postgres: save %q: %w", snap.FlowID, err)
@@ -45,14 +45,14 @@ func (s *Store) Save(ctx context.Context, snap *flow.Snapshot) error {
 	return nil
 }
 
-// Load implements flow.Store.
-func (s *Store) Load(ctx context.Context, flowID string) (*flow.Snapshot, error) {
+// Load implements store.Store.
+func (s *Store) Load(ctx context.Context, flowID string) (*store.Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: load %q: %w", flowID, err)
 	}
 	snap, err := scan(s.pool.QueryRow(ctx, loadSQL, flowID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("postgres: load %q: %w", flowID, flow.ErrNotFound)
+		return nil, fmt.Errorf("postgres: load %q: %w", flowID, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: load %q: %w", flowID, err)
@@ -60,9 +60,9 @@ func (s *Store) Load(ctx context.Context, flowID string) (*flow.Snapshot, error)
 	return snap, nil
 }
 
-// List implements flow.Store. Runs updated at the same instant come in flow
+// List implements store.Store. Runs updated at the same instant come in flow
 // id order (byte order, whatever the database's collation).
-func (s *Store) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, error) {
+func (s *Store) List(ctx context.Context, f store.Filter) ([]*store.Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: list: %w", err)
 	}
@@ -79,7 +79,7 @@ func (s *Store) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, erro
 		q.WriteString(cond + strconv.Itoa(len(args)))
 	}
 	if f.Status != "" {
-		where("status = $", f.Status)
+		where("status = $", string(f.Status))
 	}
 	if f.Flow != "" {
 		where("flow = $", f.Flow)
@@ -94,7 +94,7 @@ func (s *Store) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, erro
 		return nil, fmt.Errorf("postgres: list: %w", err)
 	}
 	defer rows.Close()
-	out := []*flow.Snapshot{}
+	out := []*store.Snapshot{}
 	for rows.Next() {
 		snap, err := scan(rows)
 		if err != nil {
@@ -108,7 +108,7 @@ func (s *Store) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, erro
 	return out, nil
 }
 
-// Delete implements flow.Store.
+// Delete implements store.Store.
 func (s *Store) Delete(ctx context.Context, flowID string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("postgres: delete %q: %w", flowID, err)
@@ -120,15 +120,17 @@ func (s *Store) Delete(ctx context.Context, flowID string) error {
 }
 
 // scan reads one row in the order of columns.
-func scan(row pgx.Row) (*flow.Snapshot, error) {
+func scan(row pgx.Row) (*store.Snapshot, error) {
 	var (
-		snap flow.Snapshot
-		data []byte
-		at   time.Time
+		snap   store.Snapshot
+		status string
+		data   []byte
+		at     time.Time
 	)
-	if err := row.Scan(&snap.FlowID, &snap.Flow, &snap.Status, &snap.Method, &snap.DefinitionHash, &data, &at); err != nil {
+	if err := row.Scan(&snap.FlowID, &snap.Flow, &status, &snap.Method, &snap.DefinitionHash, &data, &at); err != nil {
 		return nil, err
 	}
+	snap.Status = store.Status(status)
 	if err := payload.Decode(data, &snap); err != nil {
 		return nil, fmt.Errorf("run %q: %w", snap.FlowID, err)
 	}

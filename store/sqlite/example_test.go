@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 	"github.com/troupe-dev/troupe/store/sqlite"
 )
 
@@ -17,28 +17,28 @@ func Example() {
 	path := filepath.Join(dir, sqlite.DefaultPath)
 	ctx := context.Background()
 
-	store, err := sqlite.Open(path)
+	st, err := sqlite.Open(path)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	err = store.Save(ctx, &flow.Snapshot{
-		FlowID: "run-1", Flow: "Research", Status: flow.StatusPaused, Method: "review",
+	err = st.Save(ctx, &store.Snapshot{
+		FlowID: "run-1", Flow: "Research", Status: store.StatusPaused, Method: "review",
 		State: map[string]any{"topic": "agents", "count": 2, "score": 1.0},
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	store.Close()
+	st.Close()
 
-	store, err = sqlite.Open(path)
+	st, err = sqlite.Open(path)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer store.Close()
-	snap, err := store.Load(ctx, "run-1")
+	defer st.Close()
+	snap, err := st.Load(ctx, "run-1")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 	"github.com/troupe-dev/troupe/store/internal/payload"
 )
 
@@ -26,9 +26,14 @@ ON CONFLICT (flow_id) DO UPDATE SET flow = excluded.flow, status = excluded.stat
 	deleteSQL = `DELETE FROM flow_snapshots WHERE flow_id = ?`
 )
 
-// Save implements flow.Store. A zero UpdatedAt is recorded as the time of
+// Save implements store.Store. A zero UpdatedAt is recorded as the time of
 // the save.
-func (s *Store) Save(ctx context.Context, snap *flow.Snapshot) error {
+//
+// A snapshot of a running run is committed to the write-ahead log, which
+// survives a crash of the process; any other (a pause, a run's final
+// status, which the caller reports to a person) is also synced to the
+// disk before Save returns, so it survives a power cut too.
+func (s *Store) Save(ctx context.Context, snap *store.Snapshot) error {
 	if err := payload.Check(snap); err != nil {
 		return fmt.Errorf("sqlite: save: %w", err)
 	}
@@ -41,21 +46,44 @@ func (s *Store) Save(ctx context.Context, snap *flow.Snapshot) error {
 		return fmt.Errorf("sqlite: save %q: %w", snap.FlowID, err)
 	}
 	defer s.unlock()
-	_, err = s.save.ExecContext(ctx, snap.FlowID, snap.Flow, snap.Status, snap.Method, snap.DefinitionHash, string(data), at)
+	args := []any{snap.FlowID, snap.Flow, string(snap.Status), snap.Method, snap.DefinitionHash, string(data), at}
+	if snap.Status == store.StatusRunning {
+		_, err = s.save.ExecContext(ctx, args...)
+	} else {
+		err = s.saveSynced(ctx, args)
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: save %q: %w", snap.FlowID, err)
 	}
 	return nil
 }
 
-// Load implements flow.Store.
-func (s *Store) Load(ctx context.Context, flowID string) (*flow.Snapshot, error) {
+// saveSynced runs saveSQL on a connection that syncs its commit to the
+// disk (synchronous FULL, for this statement only).
+func (s *Store) saveSynced(ctx context.Context, args []any) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = FULL"); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, saveSQL, args...)
+	// Back to the pool's setting. Should that fail, the connection keeps
+	// syncing every commit: slower, never less safe.
+	_, _ = conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = NORMAL")
+	return err
+}
+
+// Load implements store.Store.
+func (s *Store) Load(ctx context.Context, flowID string) (*store.Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: load %q: %w", flowID, err)
 	}
 	snap, err := scan(s.load.QueryRowContext(ctx, flowID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("sqlite: load %q: %w", flowID, flow.ErrNotFound)
+		return nil, fmt.Errorf("sqlite: load %q: %w", flowID, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load %q: %w", flowID, err)
@@ -63,9 +91,9 @@ func (s *Store) Load(ctx context.Context, flowID string) (*flow.Snapshot, error)
 	return snap, nil
 }
 
-// List implements flow.Store. Runs updated at the same instant come in flow
+// List implements store.Store. Runs updated at the same instant come in flow
 // id order.
-func (s *Store) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, error) {
+func (s *Store) List(ctx context.Context, f store.Filter) ([]*store.Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}
@@ -74,7 +102,7 @@ func (s *Store) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, erro
 	args := make([]any, 0, 3)
 	if f.Status != "" {
 		q.WriteString(" WHERE status = ?")
-		args = append(args, f.Status)
+		args = append(args, string(f.Status))
 	}
 	if f.Flow != "" {
 		if len(args) == 0 {
@@ -94,7 +122,7 @@ func (s *Store) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, erro
 		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}
 	defer rows.Close()
-	out := []*flow.Snapshot{}
+	out := []*store.Snapshot{}
 	for rows.Next() {
 		snap, err := scan(rows)
 		if err != nil {
@@ -108,7 +136,7 @@ func (s *Store) List(ctx context.Context, f flow.Filter) ([]*flow.Snapshot, erro
 	return out, nil
 }
 
-// Delete implements flow.Store.
+// Delete implements store.Store.
 func (s *Store) Delete(ctx context.Context, flowID string) error {
 	if err := s.lock(ctx); err != nil {
 		return fmt.Errorf("sqlite: delete %q: %w", flowID, err)
@@ -136,15 +164,17 @@ func (s *Store) lock(ctx context.Context) error {
 func (s *Store) unlock() { <-s.write }
 
 // scan reads one row in the order of columns.
-func scan(row interface{ Scan(...any) error }) (*flow.Snapshot, error) {
+func scan(row interface{ Scan(...any) error }) (*store.Snapshot, error) {
 	var (
-		snap flow.Snapshot
-		data []byte
-		at   string
+		snap   store.Snapshot
+		status string
+		data   []byte
+		at     string
 	)
-	if err := row.Scan(&snap.FlowID, &snap.Flow, &snap.Status, &snap.Method, &snap.DefinitionHash, &data, &at); err != nil {
+	if err := row.Scan(&snap.FlowID, &snap.Flow, &status, &snap.Method, &snap.DefinitionHash, &data, &at); err != nil {
 		return nil, err
 	}
+	snap.Status = store.Status(status)
 	if err := payload.Decode(data, &snap); err != nil {
 		return nil, fmt.Errorf("run %q: %w", snap.FlowID, err)
 	}

@@ -5,7 +5,10 @@
 // It uses modernc.org/sqlite (pure Go, no cgo). The file is opened in WAL
 // mode with a busy timeout, so many goroutines and several processes on one
 // machine can share it: readers never wait, and writers wait their turn
-// instead of failing.
+// instead of failing. Open checks the whole file (PRAGMA quick_check) and
+// refuses a damaged one. Snapshots of running runs survive a crash of the
+// process; pauses and final statuses are synced to the disk before Save
+// returns.
 package sqlite
 
 import (
@@ -17,7 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -30,8 +33,9 @@ const DefaultPath = ".troupe/flows.db"
 // in milliseconds.
 const busyTimeout = 10000
 
-// schema is the one table of the store. updated_at is UTC text of fixed
-// width, so it sorts as the instants do.
+// schema is the store's tables: the snapshots and the runs' leases.
+// updated_at and until are UTC text of fixed width, so they sort as the
+// instants do.
 const schema = `
 CREATE TABLE IF NOT EXISTS flow_snapshots (
 	flow_id         TEXT PRIMARY KEY,
@@ -45,22 +49,29 @@ CREATE TABLE IF NOT EXISTS flow_snapshots (
 CREATE INDEX IF NOT EXISTS flow_snapshots_updated_at ON flow_snapshots (updated_at DESC);
 CREATE INDEX IF NOT EXISTS flow_snapshots_status ON flow_snapshots (status, updated_at DESC);
 CREATE INDEX IF NOT EXISTS flow_snapshots_flow ON flow_snapshots (flow, updated_at DESC);
+CREATE TABLE IF NOT EXISTS flow_claims (
+	flow_id TEXT PRIMARY KEY,
+	owner   TEXT NOT NULL,
+	until   TEXT NOT NULL
+);
 `
 
-// Store is a flow.Store on a SQLite file. It is safe for concurrent use.
+// Store is a store.Store on a SQLite file. It is safe for concurrent use.
 type Store struct {
 	db   *sql.DB
 	path string
 	// write lets one Save or Delete of this Store at a time reach SQLite,
 	// so goroutines queue here rather than spin in SQLite's busy handler;
 	// other processes are still kept apart by the busy timeout.
-	write chan struct{}
-	save  *sql.Stmt
-	load  *sql.Stmt
-	del   *sql.Stmt
+	write   chan struct{}
+	save    *sql.Stmt
+	load    *sql.Stmt
+	del     *sql.Stmt
+	claim   *sql.Stmt
+	release *sql.Stmt
 }
 
-var _ flow.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // Open opens the database file at path, creating it, its parent folders and
 // the schema when missing. The path ":memory:" gives a private in-memory
@@ -102,6 +113,9 @@ func (s *Store) prepare(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
+	if err := s.Check(ctx); err != nil {
+		return err
+	}
 	var err error
 	if s.save, err = s.db.PrepareContext(ctx, saveSQL); err != nil {
 		return err
@@ -109,8 +123,46 @@ func (s *Store) prepare(ctx context.Context) error {
 	if s.load, err = s.db.PrepareContext(ctx, loadSQL); err != nil {
 		return err
 	}
-	s.del, err = s.db.PrepareContext(ctx, deleteSQL)
+	if s.del, err = s.db.PrepareContext(ctx, deleteSQL); err != nil {
+		return err
+	}
+	if s.claim, err = s.db.PrepareContext(ctx, claimSQL); err != nil {
+		return err
+	}
+	s.release, err = s.db.PrepareContext(ctx, releaseSQL)
 	return err
+}
+
+// maxProblems caps the problems of a damaged file an error lists.
+const maxProblems = 5
+
+// Check reads the whole file (SQLite's PRAGMA quick_check) and reports
+// damage: pages that are not what their b-trees say, rows missing from an
+// index. Open checks every file it opens, so a damaged file fails before
+// any run relies on it; the time it takes grows with the file's size.
+func (s *Store) Check(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, "PRAGMA quick_check("+fmt.Sprint(maxProblems)+")")
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("check: the database is damaged: %s", strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // Path returns the path the store was opened with.
@@ -118,7 +170,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. Calls after the first do nothing.
 func (s *Store) Close() error {
-	err := errors.Join(s.save.Close(), s.load.Close(), s.del.Close(), s.db.Close())
+	err := errors.Join(s.save.Close(), s.load.Close(), s.del.Close(), s.claim.Close(), s.release.Close(), s.db.Close())
 	if err != nil {
 		return fmt.Errorf("sqlite: close %s: %w", s.path, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 	"github.com/troupe-dev/troupe/store/sqlite"
 	"github.com/troupe-dev/troupe/store/storetest"
 )
@@ -27,13 +27,13 @@ func open(t testing.TB, path string) *sqlite.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) flow.Store {
+	storetest.Run(t, func(t *testing.T) store.Store {
 		return open(t, filepath.Join(t.TempDir(), "flows.db"))
 	})
 }
 
 func TestConformanceInMemory(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) flow.Store { return open(t, ":memory:") })
+	storetest.Run(t, func(t *testing.T) store.Store { return open(t, ":memory:") })
 }
 
 func TestOpenCreatesFolders(t *testing.T) {
@@ -65,13 +65,50 @@ func TestOpenRejectsBadPaths(t *testing.T) {
 	}
 }
 
+// TestOpenRejectsDamagedFile opens files whose header is sound but whose
+// pages are not: Open fails, before any save could be written into them.
+func TestOpenRejectsDamagedFile(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(data []byte)
+	}{
+		{"garbage pages", func(data []byte) {
+			for i := 4096; i < len(data); i++ {
+				data[i] = byte(i * 7)
+			}
+		}},
+		{"a zeroed page", func(data []byte) { clear(data[4096:8192]) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "flows.db")
+			s, err := sqlite.Open(path)
+			require.NoError(t, err)
+			for n := range 20 {
+				require.NoError(t, s.Save(t.Context(), storetest.Snapshot(fmt.Sprintf("run-%02d", n), n)))
+			}
+			require.NoError(t, s.Close())
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Greater(t, len(data), 8192, "the file spans several pages")
+			c.damage(data)
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+
+			s, err = sqlite.Open(path)
+			require.Error(t, err)
+			assert.Nil(t, s)
+			assert.Contains(t, err.Error(), "sqlite: open "+path+": check: ")
+		})
+	}
+}
+
 func TestRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "flows.db")
 	s, err := sqlite.Open(path)
 	require.NoError(t, err)
 	want := storetest.Snapshot("survivor", 3)
 	want.State["pi"] = 3.0
-	want.Pending = &flow.PendingFeedback{Method: "review", Message: "ok?", Output: int64(1), RequestedAt: storetest.Epoch}
+	want.Pending = &store.PendingFeedback{Method: "review", Message: "ok?", Output: int64(1), RequestedAt: storetest.Epoch}
 	require.NoError(t, s.Save(t.Context(), want))
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close(), "closing twice")
@@ -96,14 +133,14 @@ func TestTwoStoresOneFile(t *testing.T) {
 				assert.NoError(t, s.Save(t.Context(), snap))
 				snap = storetest.Snapshot("shared", n)
 				assert.NoError(t, s.Save(t.Context(), snap))
-				_, err := s.List(t.Context(), flow.Filter{Limit: 3})
+				_, err := s.List(t.Context(), store.Filter{Limit: 3})
 				assert.NoError(t, err)
 			}
 		})
 	}
 	wg.Wait()
 	for i, s := range stores {
-		all, err := s.List(t.Context(), flow.Filter{})
+		all, err := s.List(t.Context(), store.Filter{})
 		require.NoError(t, err)
 		assert.Len(t, all, 2*each+1, "store %d", i)
 		_, err = s.Load(t.Context(), fmt.Sprintf("s%d-00", 1-i))
@@ -137,7 +174,7 @@ func TestProcesses(t *testing.T) {
 		require.NoError(t, s.Save(t.Context(), storetest.Snapshot(fmt.Sprintf("parent-%02d", n), n)))
 	}
 	wg.Wait()
-	all, err := s.List(t.Context(), flow.Filter{})
+	all, err := s.List(t.Context(), store.Filter{})
 	require.NoError(t, err)
 	assert.Len(t, all, (children+1)*each)
 }

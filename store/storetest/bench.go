@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // Benchmark measures the operations the engine performs per method: Save
@@ -13,7 +13,7 @@ import (
 // the latest 20 runs of a flow, and Save from parallel goroutines. s may
 // already hold runs; the benchmark adds its own under the id prefix
 // "bench-".
-func Benchmark(b *testing.B, s flow.Store) {
+func Benchmark(b *testing.B, s store.Store) {
 	ctx := b.Context()
 	b.Run("Save", func(b *testing.B) {
 		snap := typical("bench-save")
@@ -46,7 +46,7 @@ func Benchmark(b *testing.B, s flow.Store) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			got, err := s.List(ctx, flow.Filter{Flow: "Bench", Limit: 20})
+			got, err := s.List(ctx, store.Filter{Flow: "Bench", Limit: 20})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func Benchmark(b *testing.B, s flow.Store) {
 
 // typical is a snapshot of the size a research flow writes after a few
 // methods.
-func typical(id string) *flow.Snapshot {
+func typical(id string) *store.Snapshot {
 	snap := Snapshot(id, 0)
 	snap.Flow = "Bench"
 	snap.State = map[string]any{

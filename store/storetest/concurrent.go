@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // testConcurrent saves, loads and lists from many goroutines at once. Each
 // goroutine writes its own runs several times and one run shared by all;
 // at the end every run holds a snapshot some goroutine saved last.
-func testConcurrent(t *testing.T, s flow.Store) {
+func testConcurrent(t *testing.T, s store.Store) {
 	const workers, rounds = 16, 8
 	var wg sync.WaitGroup
 	errs := make(chan error, workers*rounds*4)
@@ -25,7 +25,7 @@ func testConcurrent(t *testing.T, s flow.Store) {
 				own.State["round"] = int64(r)
 				shared := Snapshot("shared", w*rounds+r)
 				shared.State["worker"] = int64(w)
-				for _, snap := range []*flow.Snapshot{own, shared} {
+				for _, snap := range []*store.Snapshot{own, shared} {
 					if err := s.Save(t.Context(), snap); err != nil {
 						errs <- fmt.Errorf("save %s: %w", snap.FlowID, err)
 					}
@@ -35,7 +35,7 @@ func testConcurrent(t *testing.T, s flow.Store) {
 				} else if got.State["round"] != int64(r) {
 					errs <- fmt.Errorf("load %s: round %v, want %d", own.FlowID, got.State["round"], r)
 				}
-				if _, err := s.List(t.Context(), flow.Filter{Limit: 5}); err != nil {
+				if _, err := s.List(t.Context(), store.Filter{Limit: 5}); err != nil {
 					errs <- fmt.Errorf("list: %w", err)
 				}
 			}
@@ -47,7 +47,7 @@ func testConcurrent(t *testing.T, s flow.Store) {
 		assert.NoError(t, err)
 	}
 
-	all, err := s.List(t.Context(), flow.Filter{})
+	all, err := s.List(t.Context(), store.Filter{})
 	require.NoError(t, err)
 	assert.Len(t, all, workers*2+1)
 	shared, err := s.Load(t.Context(), "shared")

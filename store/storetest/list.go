@@ -6,23 +6,24 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // testListFilters lists a fixed set of runs by status, flow and limit, most
 // recently updated first.
-func testListFilters(t *testing.T, s flow.Store) {
+func testListFilters(t *testing.T, s store.Store) {
 	runs := []struct {
-		id, flow, status string
-		minutes          int
+		id, flow string
+		status   store.Status
+		minutes  int
 	}{
-		{"a", "Research", flow.StatusCompleted, 1},
-		{"b", "Research", flow.StatusRunning, 5},
-		{"c", "Support", flow.StatusPaused, 3},
-		{"d", "Support", flow.StatusCompleted, 7},
-		{"e", "Research", flow.StatusPaused, 2},
-		{"f", "Research", flow.StatusFailed, 6},
-		{"g", "Support", flow.StatusRunning, 4},
+		{"a", "Research", store.StatusCompleted, 1},
+		{"b", "Research", store.StatusRunning, 5},
+		{"c", "Support", store.StatusPaused, 3},
+		{"d", "Support", store.StatusCompleted, 7},
+		{"e", "Research", store.StatusPaused, 2},
+		{"f", "Research", store.StatusFailed, 6},
+		{"g", "Support", store.StatusRunning, 4},
 	}
 	for _, r := range runs {
 		snap := Snapshot(r.id, r.minutes)
@@ -31,24 +32,24 @@ func testListFilters(t *testing.T, s flow.Store) {
 	}
 	// A later save moves a run to the front.
 	moved := Snapshot("a", 8)
-	moved.Flow, moved.Status = "Research", flow.StatusCompleted
+	moved.Flow, moved.Status = "Research", store.StatusCompleted
 	require.NoError(t, s.Save(t.Context(), moved))
 
 	cases := []struct {
 		name   string
-		filter flow.Filter
+		filter store.Filter
 		want   []string
 	}{
-		{"everything", flow.Filter{}, []string{"a", "d", "f", "b", "g", "c", "e"}},
-		{"by status", flow.Filter{Status: flow.StatusCompleted}, []string{"a", "d"}},
-		{"by flow", flow.Filter{Flow: "Support"}, []string{"d", "g", "c"}},
-		{"by status and flow", flow.Filter{Status: flow.StatusPaused, Flow: "Research"}, []string{"e"}},
-		{"limit", flow.Filter{Limit: 3}, []string{"a", "d", "f"}},
-		{"limit with filter", flow.Filter{Flow: "Research", Limit: 2}, []string{"a", "f"}},
-		{"limit above count", flow.Filter{Status: flow.StatusRunning, Limit: 10}, []string{"b", "g"}},
-		{"limit one", flow.Filter{Limit: 1}, []string{"a"}},
-		{"no match", flow.Filter{Status: "unknown"}, []string{}},
-		{"unknown flow", flow.Filter{Flow: "research"}, []string{}},
+		{"everything", store.Filter{}, []string{"a", "d", "f", "b", "g", "c", "e"}},
+		{"by status", store.Filter{Status: store.StatusCompleted}, []string{"a", "d"}},
+		{"by flow", store.Filter{Flow: "Support"}, []string{"d", "g", "c"}},
+		{"by status and flow", store.Filter{Status: store.StatusPaused, Flow: "Research"}, []string{"e"}},
+		{"limit", store.Filter{Limit: 3}, []string{"a", "d", "f"}},
+		{"limit with filter", store.Filter{Flow: "Research", Limit: 2}, []string{"a", "f"}},
+		{"limit above count", store.Filter{Status: store.StatusRunning, Limit: 10}, []string{"b", "g"}},
+		{"limit one", store.Filter{Limit: 1}, []string{"a"}},
+		{"no match", store.Filter{Status: "unknown"}, []string{}},
+		{"unknown flow", store.Filter{Flow: "research"}, []string{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,8 +65,8 @@ func testListFilters(t *testing.T, s flow.Store) {
 }
 
 // testListEmpty lists a store that holds nothing.
-func testListEmpty(t *testing.T, s flow.Store) {
-	got, err := s.List(t.Context(), flow.Filter{})
+func testListEmpty(t *testing.T, s store.Store) {
+	got, err := s.List(t.Context(), store.Filter{})
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }

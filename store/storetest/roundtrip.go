@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // testRoundTrip saves every kind of JSON data in every field and reads it
 // back with the same types: int64 and float64 stay distinct, nil stays nil.
-func testRoundTrip(t *testing.T, s flow.Store) {
+func testRoundTrip(t *testing.T, s store.Store) {
 	want := full()
 	require.NoError(t, s.Save(t.Context(), want))
 	got, err := s.Load(t.Context(), want.FlowID)
@@ -22,12 +22,12 @@ func testRoundTrip(t *testing.T, s flow.Store) {
 }
 
 // full returns a paused snapshot with every field set.
-func full() *flow.Snapshot {
-	return &flow.Snapshot{
+func full() *store.Snapshot {
+	return &store.Snapshot{
 		FlowID:         "run-1",
 		Flow:           "Research",
 		DefinitionHash: "sha256:abc",
-		Status:         flow.StatusPaused,
+		Status:         store.StatusPaused,
 		Method:         "review",
 		State:          data(),
 		Outputs: map[string]any{
@@ -36,14 +36,14 @@ func full() *flow.Snapshot {
 			"none":  nil,
 		},
 		Completed: []string{"start", "draft"},
-		Journal: []flow.JournalEntry{
+		Journal: []store.JournalEntry{
 			{Method: "start", Output: "topic"},
 			{Method: "route", Output: 1.0, Outcome: "draft"},
 			{Method: "draft", Output: data()},
 			{Method: "empty", Output: nil},
 		},
 		LastFeedback: map[string]any{"feedback": "shorter", "outcome": "rejected", "round": int64(1)},
-		Pending: &flow.PendingFeedback{
+		Pending: &store.PendingFeedback{
 			Method:         "review",
 			Message:        "Approve the draft?",
 			Emit:           []string{"approved", "rejected"},
@@ -85,8 +85,8 @@ func data() map[string]any {
 }
 
 // testRoundTripEmpty saves a snapshot with only an id.
-func testRoundTripEmpty(t *testing.T, s flow.Store) {
-	require.NoError(t, s.Save(t.Context(), &flow.Snapshot{FlowID: "bare", UpdatedAt: Epoch}))
+func testRoundTripEmpty(t *testing.T, s store.Store) {
+	require.NoError(t, s.Save(t.Context(), &store.Snapshot{FlowID: "bare", UpdatedAt: Epoch}))
 	got, err := s.Load(t.Context(), "bare")
 	require.NoError(t, err)
 	assert.Equal(t, "bare", got.FlowID)
@@ -101,7 +101,7 @@ func testRoundTripEmpty(t *testing.T, s flow.Store) {
 
 // testNormalizesGoValues saves the Go spellings of JSON data and loads the
 // canonical forms.
-func testNormalizesGoValues(t *testing.T, s flow.Store) {
+func testNormalizesGoValues(t *testing.T, s store.Store) {
 	snap := Snapshot("go-values", 0)
 	snap.State = map[string]any{
 		"int":     3,
@@ -128,9 +128,9 @@ func testNormalizesGoValues(t *testing.T, s flow.Store) {
 
 // testPendingRoundTrip saves a paused run waiting for feedback, then clears
 // the question with a later save.
-func testPendingRoundTrip(t *testing.T, s flow.Store) {
+func testPendingRoundTrip(t *testing.T, s store.Store) {
 	paused := Snapshot("paused", 1)
-	paused.Status = flow.StatusPaused
+	paused.Status = store.StatusPaused
 	paused.Method = "review"
 	paused.Pending = full().Pending
 	require.NoError(t, s.Save(t.Context(), paused))
@@ -139,29 +139,29 @@ func testPendingRoundTrip(t *testing.T, s flow.Store) {
 	Equal(t, paused, got)
 
 	bare := Snapshot("paused-bare", 1)
-	bare.Pending = &flow.PendingFeedback{Method: "ask", Output: "plain text"}
+	bare.Pending = &store.PendingFeedback{Method: "ask", Output: "plain text"}
 	require.NoError(t, s.Save(t.Context(), bare))
 	got, err = s.Load(t.Context(), "paused-bare")
 	require.NoError(t, err)
 	Equal(t, bare, got)
 
 	resumed := Snapshot("paused", 2)
-	resumed.Status = flow.StatusCompleted
+	resumed.Status = store.StatusCompleted
 	require.NoError(t, s.Save(t.Context(), resumed))
 	got, err = s.Load(t.Context(), "paused")
 	require.NoError(t, err)
 	assert.Nil(t, got.Pending)
-	assert.Equal(t, flow.StatusCompleted, got.Status)
+	assert.Equal(t, store.StatusCompleted, got.Status)
 }
 
 // testSaveCopies changes a snapshot after saving it: the store must not see
 // the change.
-func testSaveCopies(t *testing.T, s flow.Store) {
+func testSaveCopies(t *testing.T, s store.Store) {
 	snap := Snapshot("copied", 0)
 	snap.State["list"] = []any{int64(1)}
-	snap.Journal = []flow.JournalEntry{{Method: "start", Output: map[string]any{"k": "v"}}}
+	snap.Journal = []store.JournalEntry{{Method: "start", Output: map[string]any{"k": "v"}}}
 	snap.LastFeedback = map[string]any{"feedback": "ok"}
-	snap.Pending = &flow.PendingFeedback{Method: "m", Emit: []string{"yes"}, Output: map[string]any{"k": "v"}, Metadata: map[string]any{"a": "b"}}
+	snap.Pending = &store.PendingFeedback{Method: "m", Emit: []string{"yes"}, Output: map[string]any{"k": "v"}, Metadata: map[string]any{"a": "b"}}
 	require.NoError(t, s.Save(t.Context(), snap))
 
 	snap.State["count"] = int64(99)
@@ -174,7 +174,7 @@ func testSaveCopies(t *testing.T, s flow.Store) {
 	snap.Pending.Output.(map[string]any)["k"] = "changed"
 	snap.Pending.Metadata["a"] = "changed"
 	snap.Pending.Emit[0] = "changed"
-	snap.Status = flow.StatusFailed
+	snap.Status = store.StatusFailed
 
 	got, err := s.Load(t.Context(), "copied")
 	require.NoError(t, err)
@@ -182,16 +182,16 @@ func testSaveCopies(t *testing.T, s flow.Store) {
 	assert.Equal(t, []any{int64(1)}, got.State["list"])
 	assert.Equal(t, "out copied", got.Outputs["start"])
 	assert.Equal(t, []string{"start"}, got.Completed)
-	assert.Equal(t, []flow.JournalEntry{{Method: "start", Output: map[string]any{"k": "v"}}}, got.Journal)
+	assert.Equal(t, []store.JournalEntry{{Method: "start", Output: map[string]any{"k": "v"}}}, got.Journal)
 	assert.Equal(t, map[string]any{"feedback": "ok"}, got.LastFeedback)
 	assert.Equal(t, map[string]any{"k": "v"}, got.Pending.Output)
 	assert.Equal(t, map[string]any{"a": "b"}, got.Pending.Metadata)
 	assert.Equal(t, []string{"yes"}, got.Pending.Emit)
-	assert.Equal(t, flow.StatusRunning, got.Status)
+	assert.Equal(t, store.StatusRunning, got.Status)
 }
 
 // testLoadCopies changes a loaded snapshot: the next load must not see it.
-func testLoadCopies(t *testing.T, s flow.Store) {
+func testLoadCopies(t *testing.T, s store.Store) {
 	snap := full()
 	require.NoError(t, s.Save(t.Context(), snap))
 
@@ -206,7 +206,7 @@ func testLoadCopies(t *testing.T, s flow.Store) {
 	first.Pending.Metadata["attempt"] = "changed"
 	first.Pending.Emit[0] = "changed"
 
-	listed, err := s.List(t.Context(), flow.Filter{})
+	listed, err := s.List(t.Context(), store.Filter{})
 	require.NoError(t, err)
 	require.Len(t, listed, 1)
 	listed[0].Outputs["start"] = "changed"

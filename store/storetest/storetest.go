@@ -1,10 +1,10 @@
-// Package storetest is the conformance suite for flow.Store
+// Package storetest is the conformance suite for store.Store
 // implementations.
 //
 // A store conforms when
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) flow.Store {
+//		storetest.Run(t, func(t *testing.T) store.Store {
 //			s, err := mystore.Open(...)
 //			require.NoError(t, err)
 //			t.Cleanup(func() { s.Close() })
@@ -26,7 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // Epoch is the update time of the suite's snapshots unless a case says
@@ -36,11 +36,11 @@ var Epoch = time.Date(2026, 3, 1, 12, 0, 0, 123456000, time.UTC)
 // Run runs every conformance case against stores made by open, one fresh
 // empty store per case. open should register the store's Close with
 // t.Cleanup.
-func Run(t *testing.T, open func(t *testing.T) flow.Store) {
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Helper()
 	cases := []struct {
 		name string
-		fn   func(t *testing.T, s flow.Store)
+		fn   func(t *testing.T, s store.Store)
 	}{
 		{"RoundTrip", testRoundTrip},
 		{"RoundTripEmpty", testRoundTripEmpty},
@@ -57,6 +57,14 @@ func Run(t *testing.T, open func(t *testing.T) flow.Store) {
 		{"ListEmpty", testListEmpty},
 		{"CancelledContext", testCancelledContext},
 		{"Concurrent", testConcurrent},
+		{"SaveRejectsNonFinite", testSaveRejectsNonFinite},
+		{"ClaimExclusive", testClaimExclusive},
+		{"ClaimRenews", testClaimRenews},
+		{"ClaimExpiry", testClaimExpiry},
+		{"ClaimRelease", testClaimRelease},
+		{"ClaimApartFromSnapshots", testClaimApartFromSnapshots},
+		{"ClaimRejectsInvalid", testClaimRejectsInvalid},
+		{"ClaimCancelled", testClaimCancelled},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,12 +75,12 @@ func Run(t *testing.T, open func(t *testing.T) flow.Store) {
 
 // Snapshot returns a running snapshot of the flow "Flow" with the given id,
 // updated minutes after Epoch, with a small state.
-func Snapshot(id string, minutes int) *flow.Snapshot {
-	return &flow.Snapshot{
+func Snapshot(id string, minutes int) *store.Snapshot {
+	return &store.Snapshot{
 		FlowID:         id,
 		Flow:           "Flow",
 		DefinitionHash: "sha256:0f1e",
-		Status:         flow.StatusRunning,
+		Status:         store.StatusRunning,
 		Method:         "start",
 		State:          map[string]any{"id": id, "count": int64(minutes)},
 		Outputs:        map[string]any{"start": fmt.Sprintf("out %s", id)},
@@ -83,7 +91,7 @@ func Snapshot(id string, minutes int) *flow.Snapshot {
 
 // Equal asserts that got holds what want holds: the same JSON data with the
 // same types, and the same instants (in any location).
-func Equal(t *testing.T, want, got *flow.Snapshot) {
+func Equal(t *testing.T, want, got *store.Snapshot) {
 	t.Helper()
 	require.NotNil(t, got)
 	assert.Truef(t, want.UpdatedAt.Equal(got.UpdatedAt), "UpdatedAt: want %v, got %v", want.UpdatedAt, got.UpdatedAt)
@@ -100,7 +108,7 @@ func Equal(t *testing.T, want, got *flow.Snapshot) {
 }
 
 // ids returns the flow ids of snapshots in order.
-func ids(snaps []*flow.Snapshot) []string {
+func ids(snaps []*store.Snapshot) []string {
 	out := make([]string, len(snaps))
 	for i, s := range snaps {
 		out[i] = s.FlowID

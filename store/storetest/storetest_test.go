@@ -8,7 +8,7 @@ import (
 )
 
 // TestFullSetsEveryField keeps the round trip complete: a field added to
-// flow.Snapshot or flow.PendingFeedback fails here until full sets it.
+// store.Snapshot or store.PendingFeedback fails here until full sets it.
 func TestFullSetsEveryField(t *testing.T) {
 	snap := full()
 	for _, v := range []reflect.Value{reflect.ValueOf(snap).Elem(), reflect.ValueOf(snap.Pending).Elem(), reflect.ValueOf(snap.Journal[1])} {

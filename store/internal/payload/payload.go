@@ -1,4 +1,4 @@
-// Package payload encodes the part of a flow.Snapshot that database stores
+// Package payload encodes the part of a store.Snapshot that database stores
 // keep in one JSON column: the state, the outputs, the completed methods,
 // the journal, the last feedback and the pending feedback. The scalar fields (flow id, flow, status, method,
 // definition hash, update time) get columns of their own.
@@ -12,12 +12,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/internal/jsondata"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // Check reports a snapshot no store can save: nil, or without a flow id.
-func Check(s *flow.Snapshot) error {
+func Check(s *store.Snapshot) error {
 	if s == nil {
 		return errors.New("nil snapshot")
 	}
@@ -29,7 +29,7 @@ func Check(s *flow.Snapshot) error {
 
 // UpdatedAt is the time a store records for s: its UpdatedAt, or now when
 // that is zero, in UTC.
-func UpdatedAt(s *flow.Snapshot) time.Time {
+func UpdatedAt(s *store.Snapshot) time.Time {
 	if s.UpdatedAt.IsZero() {
 		return time.Now().UTC()
 	}
@@ -38,7 +38,7 @@ func UpdatedAt(s *flow.Snapshot) time.Time {
 
 // Encode appends the JSON object holding the state, outputs, completed
 // methods, journal, last feedback and pending feedback of s to dst.
-func Encode(dst []byte, s *flow.Snapshot) ([]byte, error) {
+func Encode(dst []byte, s *store.Snapshot) ([]byte, error) {
 	dst = append(dst, `{"state":`...)
 	dst, err := jsondata.Append(dst, s.State)
 	if err != nil {
@@ -65,7 +65,7 @@ func Encode(dst []byte, s *flow.Snapshot) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-func encodeJournal(dst []byte, journal []flow.JournalEntry) ([]byte, error) {
+func encodeJournal(dst []byte, journal []store.JournalEntry) ([]byte, error) {
 	if journal == nil {
 		return append(dst, "null"...), nil
 	}
@@ -88,7 +88,7 @@ func encodeJournal(dst []byte, journal []flow.JournalEntry) ([]byte, error) {
 	return append(dst, ']'), nil
 }
 
-func encodePending(dst []byte, p *flow.PendingFeedback) ([]byte, error) {
+func encodePending(dst []byte, p *store.PendingFeedback) ([]byte, error) {
 	if p == nil {
 		return append(dst, "null"...), nil
 	}
@@ -116,7 +116,7 @@ func encodePending(dst []byte, p *flow.PendingFeedback) ([]byte, error) {
 
 // Decode sets the State, Outputs, Completed, Journal, LastFeedback and
 // Pending of s from text written by Encode.
-func Decode(data []byte, s *flow.Snapshot) error {
+func Decode(data []byte, s *store.Snapshot) error {
 	m, err := jsondata.DecodeMap(data)
 	if err != nil {
 		return fmt.Errorf("payload: %w", err)
@@ -140,7 +140,7 @@ func Decode(data []byte, s *flow.Snapshot) error {
 	return err
 }
 
-func decodeJournal(v any) ([]flow.JournalEntry, error) {
+func decodeJournal(v any) ([]store.JournalEntry, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -148,13 +148,13 @@ func decodeJournal(v any) ([]flow.JournalEntry, error) {
 	if !ok {
 		return nil, fmt.Errorf("payload: journal is %T, want a list", v)
 	}
-	out := make([]flow.JournalEntry, len(list))
+	out := make([]store.JournalEntry, len(list))
 	for i, it := range list {
 		m, ok := it.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("payload: journal[%d] is %T, want an object", i, it)
 		}
-		e := flow.JournalEntry{Output: m["output"]}
+		e := store.JournalEntry{Output: m["output"]}
 		var err error
 		if e.Method, err = text(m, "method"); err != nil {
 			return nil, fmt.Errorf("payload: journal[%d]: %w", i, err)
@@ -167,7 +167,7 @@ func decodeJournal(v any) ([]flow.JournalEntry, error) {
 	return out, nil
 }
 
-func decodePending(v any) (*flow.PendingFeedback, error) {
+func decodePending(v any) (*store.PendingFeedback, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -175,7 +175,7 @@ func decodePending(v any) (*flow.PendingFeedback, error) {
 	if !ok {
 		return nil, fmt.Errorf("payload: pending is %T, want an object", v)
 	}
-	p := &flow.PendingFeedback{Output: m["output"]}
+	p := &store.PendingFeedback{Output: m["output"]}
 	var err error
 	if p.Method, err = text(m, "method"); err != nil {
 		return nil, err

@@ -8,17 +8,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 	"github.com/troupe-dev/troupe/store/internal/payload"
 )
 
 func TestEncodeText(t *testing.T) {
-	s := &flow.Snapshot{
+	s := &store.Snapshot{
 		State:        map[string]any{"n": 1.0},
 		Completed:    []string{"a"},
-		Journal:      []flow.JournalEntry{{Method: "a", Output: int64(1), Outcome: "go"}},
+		Journal:      []store.JournalEntry{{Method: "a", Output: int64(1), Outcome: "go"}},
 		LastFeedback: map[string]any{"feedback": "ok"},
-		Pending:      &flow.PendingFeedback{Method: "m", RequestedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)},
+		Pending:      &store.PendingFeedback{Method: "m", RequestedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)},
 	}
 	got, err := payload.Encode(nil, s)
 	require.NoError(t, err)
@@ -35,15 +35,15 @@ func TestEncodeText(t *testing.T) {
 func TestEncodeRejects(t *testing.T) {
 	cases := []struct {
 		name string
-		snap *flow.Snapshot
+		snap *store.Snapshot
 		want string
 	}{
-		{"NaN in state", &flow.Snapshot{State: map[string]any{"x": math.NaN()}}, "state"},
-		{"func in outputs", &flow.Snapshot{Outputs: map[string]any{"f": func() {}}}, "outputs"},
-		{"infinity in journal", &flow.Snapshot{Journal: []flow.JournalEntry{{Method: "m", Output: math.Inf(1)}}}, "journal"},
-		{"channel in last feedback", &flow.Snapshot{LastFeedback: map[string]any{"c": make(chan int)}}, "last feedback"},
-		{"NaN in pending output", &flow.Snapshot{Pending: &flow.PendingFeedback{Output: math.NaN()}}, "pending: output"},
-		{"NaN in pending metadata", &flow.Snapshot{Pending: &flow.PendingFeedback{Metadata: map[string]any{"x": math.NaN()}}}, "pending: metadata"},
+		{"NaN in state", &store.Snapshot{State: map[string]any{"x": math.NaN()}}, "state"},
+		{"func in outputs", &store.Snapshot{Outputs: map[string]any{"f": func() {}}}, "outputs"},
+		{"infinity in journal", &store.Snapshot{Journal: []store.JournalEntry{{Method: "m", Output: math.Inf(1)}}}, "journal"},
+		{"channel in last feedback", &store.Snapshot{LastFeedback: map[string]any{"c": make(chan int)}}, "last feedback"},
+		{"NaN in pending output", &store.Snapshot{Pending: &store.PendingFeedback{Output: math.NaN()}}, "pending: output"},
+		{"NaN in pending metadata", &store.Snapshot{Pending: &store.PendingFeedback{Metadata: map[string]any{"x": math.NaN()}}}, "pending: metadata"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,7 +80,7 @@ func TestDecodeRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var s flow.Snapshot
+			var s store.Snapshot
 			err := payload.Decode([]byte(c.data), &s)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
@@ -90,18 +90,18 @@ func TestDecodeRejects(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	assert.Error(t, payload.Check(nil))
-	assert.Error(t, payload.Check(&flow.Snapshot{}))
-	assert.NoError(t, payload.Check(&flow.Snapshot{FlowID: "x"}))
+	assert.Error(t, payload.Check(&store.Snapshot{}))
+	assert.NoError(t, payload.Check(&store.Snapshot{FlowID: "x"}))
 }
 
 func TestUpdatedAt(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600))
-	got := payload.UpdatedAt(&flow.Snapshot{UpdatedAt: at})
+	got := payload.UpdatedAt(&store.Snapshot{UpdatedAt: at})
 	assert.True(t, at.Equal(got))
 	assert.Equal(t, time.UTC, got.Location())
 
 	before := time.Now()
-	got = payload.UpdatedAt(&flow.Snapshot{})
+	got = payload.UpdatedAt(&store.Snapshot{})
 	assert.False(t, got.Before(before))
 	assert.Equal(t, time.UTC, got.Location())
 }

@@ -1,4 +1,12 @@
-package flow
+// Package store holds what persistence of flow runs is made of: the
+// Snapshot of a run, the Store interface that keeps snapshots, and an
+// in-memory Store. Backends live in sub-packages named after them
+// (store/sqlite, store/postgres); store/storetest is the conformance suite
+// every Store should pass.
+//
+// The package imports nothing of Troupe but internal packages, so a backend
+// links neither the flow engine nor its CEL and YAML dependencies.
+package store
 
 import (
 	"context"
@@ -21,19 +29,39 @@ type Store interface {
 	Load(ctx context.Context, flowID string) (*Snapshot, error)
 	// List returns the snapshots that match f, most recently updated first.
 	List(ctx context.Context, f Filter) ([]*Snapshot, error)
-	// Delete removes a run's snapshot; deleting a missing one is not an error.
+	// Delete removes a run's snapshot; deleting a missing one is not an
+	// error. It leaves the run's lease alone.
 	Delete(ctx context.Context, flowID string) error
+	// Claim takes a lease on the run flowID for owner, lasting ttl from
+	// now, or renews it when owner holds it already. While another owner
+	// holds an unexpired lease it fails with an error wrapping ErrClaimed,
+	// so of several owners claiming one run at once exactly one wins; an
+	// expired lease (its owner crashed) can be taken over. The run need
+	// not have a snapshot: leases are kept apart from snapshots. It
+	// rejects an empty flowID or owner and a ttl that is not positive.
+	Claim(ctx context.Context, flowID, owner string, ttl time.Duration) error
+	// Release ends owner's lease on flowID at once. Releasing a lease that
+	// owner does not hold (never taken, expired and taken over, or
+	// released already) does nothing.
+	Release(ctx context.Context, flowID, owner string) error
 }
 
 // ErrNotFound reports a flow id a Store does not hold.
-var ErrNotFound = errors.New("flow: no stored run with that id")
+var ErrNotFound = errors.New("store: no stored run with that id")
+
+// ErrClaimed reports a run whose lease another owner holds: the run is
+// being resumed, or is still running, elsewhere.
+var ErrClaimed = errors.New("store: the run is being resumed or is still running elsewhere")
+
+// Status is the state of a run in a Snapshot.
+type Status string
 
 // Run statuses in a Snapshot.
 const (
-	StatusRunning   = "running"
-	StatusPaused    = "paused"
-	StatusCompleted = "completed"
-	StatusFailed    = "failed"
+	StatusRunning   Status = "running"
+	StatusPaused    Status = "paused"
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
 )
 
 // A Snapshot is what a Store keeps of one run after a method completes.
@@ -44,7 +72,7 @@ type Snapshot struct {
 	// so a resume can refuse a definition that changed.
 	Flow           string `json:"flow"`
 	DefinitionHash string `json:"definition_hash"`
-	Status         string `json:"status"`
+	Status         Status `json:"status"`
 	// Method is the method whose completion (or pause) wrote the snapshot.
 	Method string `json:"method"`
 	// State, Outputs (the latest output of each method) and Completed
@@ -84,7 +112,7 @@ type PendingFeedback struct {
 
 // Filter selects snapshots in Store.List. Zero fields match everything.
 type Filter struct {
-	Status string
+	Status Status
 	Flow   string
 	Limit  int
 }

@@ -1,10 +1,11 @@
-package flow
+package store
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -12,36 +13,43 @@ import (
 	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
-// NewMemoryStore returns an empty Store that keeps snapshots in memory, for
+// NewMemory returns an empty Store that keeps snapshots in memory, for
 // tests and for runs that need not outlive the process. Snapshots are
 // copied on the way in and on the way out, so callers never share maps or
 // slices with the store; values are turned into JSON data on the way in.
 // A zero UpdatedAt is recorded as the time of the save. Runs updated at the
 // same instant are listed in flow id order.
-func NewMemoryStore() Store {
-	return &memoryStore{snaps: make(map[string]*Snapshot)}
+func NewMemory() Store {
+	return &memoryStore{snaps: make(map[string]*Snapshot), leases: make(map[string]lease)}
 }
 
-// memoryStore is the Store of NewMemoryStore. Stored snapshots are never
+// memoryStore is the Store of NewMemory. Stored snapshots are never
 // changed, only replaced, so they can be copied outside the lock.
 type memoryStore struct {
-	mu    sync.RWMutex
-	snaps map[string]*Snapshot
+	mu     sync.RWMutex
+	snaps  map[string]*Snapshot
+	leases map[string]lease
+}
+
+// lease is a run's claim in a memory store.
+type lease struct {
+	owner string
+	until time.Time
 }
 
 func (m *memoryStore) Save(ctx context.Context, s *Snapshot) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("flow: memory store: save: %w", err)
+		return fmt.Errorf("store: memory: save: %w", err)
 	}
 	if s == nil {
-		return errors.New("flow: memory store: save: nil snapshot")
+		return errors.New("store: memory: save: nil snapshot")
 	}
 	if s.FlowID == "" {
-		return errors.New("flow: memory store: save: snapshot has an empty flow id")
+		return errors.New("store: memory: save: snapshot has an empty flow id")
 	}
 	c, err := cloneSnapshot(s)
 	if err != nil {
-		return fmt.Errorf("flow: memory store: save %q: %w", s.FlowID, err)
+		return fmt.Errorf("store: memory: save %q: %w", s.FlowID, err)
 	}
 	if c.UpdatedAt.IsZero() {
 		c.UpdatedAt = time.Now().UTC()
@@ -54,20 +62,20 @@ func (m *memoryStore) Save(ctx context.Context, s *Snapshot) error {
 
 func (m *memoryStore) Load(ctx context.Context, flowID string) (*Snapshot, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("flow: memory store: load: %w", err)
+		return nil, fmt.Errorf("store: memory: load: %w", err)
 	}
 	m.mu.RLock()
 	s, ok := m.snaps[flowID]
 	m.mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("flow: memory store: load %q: %w", flowID, ErrNotFound)
+		return nil, fmt.Errorf("store: memory: load %q: %w", flowID, ErrNotFound)
 	}
 	return copySnapshot(s), nil
 }
 
 func (m *memoryStore) List(ctx context.Context, f Filter) ([]*Snapshot, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("flow: memory store: list: %w", err)
+		return nil, fmt.Errorf("store: memory: list: %w", err)
 	}
 	m.mu.RLock()
 	var found []*Snapshot
@@ -95,10 +103,39 @@ func (m *memoryStore) List(ctx context.Context, f Filter) ([]*Snapshot, error) {
 
 func (m *memoryStore) Delete(ctx context.Context, flowID string) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("flow: memory store: delete: %w", err)
+		return fmt.Errorf("store: memory: delete: %w", err)
 	}
 	m.mu.Lock()
 	delete(m.snaps, flowID)
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *memoryStore) Claim(ctx context.Context, flowID, owner string, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("store: memory: claim %q: %w", flowID, err)
+	}
+	if err := ValidateClaim(flowID, owner, ttl); err != nil {
+		return fmt.Errorf("store: memory: claim %q: %w", flowID, err)
+	}
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l, ok := m.leases[flowID]; ok && l.owner != owner && now.Before(l.until) {
+		return fmt.Errorf("store: memory: claim %q: %w", flowID, &ClaimError{FlowID: flowID, Owner: l.owner, Until: l.until})
+	}
+	m.leases[flowID] = lease{owner: owner, until: now.Add(ttl)}
+	return nil
+}
+
+func (m *memoryStore) Release(ctx context.Context, flowID, owner string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("store: memory: release %q: %w", flowID, err)
+	}
+	m.mu.Lock()
+	if l, ok := m.leases[flowID]; ok && l.owner == owner {
+		delete(m.leases, flowID)
+	}
 	m.mu.Unlock()
 	return nil
 }
@@ -127,39 +164,80 @@ func copySnapshot(s *Snapshot) *Snapshot {
 	return &c
 }
 
-// cloneSnapshot deep-copies s, turning its values into JSON data.
+// cloneSnapshot deep-copies s, turning its values into JSON data. NaN
+// and infinities are refused, as every database store refuses them.
 func cloneSnapshot(s *Snapshot) (*Snapshot, error) {
 	c := *s
 	var err error
-	if c.State, err = jsondata.CloneMap(s.State); err != nil {
+	if c.State, err = cloneMap(s.State); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
-	if c.Outputs, err = jsondata.CloneMap(s.Outputs); err != nil {
+	if c.Outputs, err = cloneMap(s.Outputs); err != nil {
 		return nil, fmt.Errorf("outputs: %w", err)
 	}
 	c.Completed = slices.Clone(s.Completed)
 	if s.Journal != nil {
 		c.Journal = make([]JournalEntry, len(s.Journal))
 		for i, e := range s.Journal {
-			if e.Output, err = jsondata.Clone(e.Output); err != nil {
+			if e.Output, err = clone(e.Output); err != nil {
 				return nil, fmt.Errorf("journal entry %d (%s): %w", i, e.Method, err)
 			}
 			c.Journal[i] = e
 		}
 	}
-	if c.LastFeedback, err = jsondata.CloneMap(s.LastFeedback); err != nil {
+	if c.LastFeedback, err = cloneMap(s.LastFeedback); err != nil {
 		return nil, fmt.Errorf("last feedback: %w", err)
 	}
 	if s.Pending != nil {
 		p := *s.Pending
 		p.Emit = slices.Clone(p.Emit)
-		if p.Output, err = jsondata.Clone(p.Output); err != nil {
+		if p.Output, err = clone(p.Output); err != nil {
 			return nil, fmt.Errorf("pending output: %w", err)
 		}
-		if p.Metadata, err = jsondata.CloneMap(p.Metadata); err != nil {
+		if p.Metadata, err = cloneMap(p.Metadata); err != nil {
 			return nil, fmt.Errorf("pending metadata: %w", err)
 		}
 		c.Pending = &p
 	}
 	return &c, nil
+}
+
+// clone is jsondata.Clone refusing what JSON text cannot hold.
+func clone(v any) (any, error) {
+	c, err := jsondata.Clone(v)
+	if err != nil {
+		return nil, err
+	}
+	return c, finite(c)
+}
+
+func cloneMap(m map[string]any) (map[string]any, error) {
+	c, err := jsondata.CloneMap(m)
+	if err != nil {
+		return nil, err
+	}
+	return c, finite(c)
+}
+
+// finite reports a NaN or an infinity in JSON data.
+func finite(v any) error {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%v is not a JSON number", x)
+		}
+	case []any:
+		for i, it := range x {
+			if err := finite(it); err != nil {
+				return fmt.Errorf("%w (at index %d)", err, i)
+			}
+		}
+	case map[string]any:
+		for k, it := range x {
+			if err := finite(it); err != nil {
+				return fmt.Errorf("%w (at key %q)", err, k)
+			}
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package flow_test
+package store_test
 
 import (
 	"context"
@@ -8,36 +8,36 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 	"github.com/troupe-dev/troupe/store/storetest"
 )
 
 func TestMemoryStoreConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) flow.Store { return flow.NewMemoryStore() })
+	storetest.Run(t, func(t *testing.T) store.Store { return store.NewMemory() })
 }
 
 func TestMemoryStoreRejectsNonJSON(t *testing.T) {
 	cases := []struct {
 		name   string
-		change func(s *flow.Snapshot)
+		change func(s *store.Snapshot)
 		want   string
 	}{
-		{"func in state", func(s *flow.Snapshot) { s.State["f"] = func() {} }, `state`},
-		{"channel in outputs", func(s *flow.Snapshot) { s.Outputs["c"] = make(chan int) }, `outputs`},
-		{"func in pending output", func(s *flow.Snapshot) {
-			s.Pending = &flow.PendingFeedback{Output: []any{func() {}}}
+		{"func in state", func(s *store.Snapshot) { s.State["f"] = func() {} }, `state`},
+		{"channel in outputs", func(s *store.Snapshot) { s.Outputs["c"] = make(chan int) }, `outputs`},
+		{"func in pending output", func(s *store.Snapshot) {
+			s.Pending = &store.PendingFeedback{Output: []any{func() {}}}
 		}, `pending output`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := flow.NewMemoryStore()
+			s := store.NewMemory()
 			snap := storetest.Snapshot("bad", 0)
 			c.change(snap)
 			err := s.Save(t.Context(), snap)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
 			_, err = s.Load(t.Context(), "bad")
-			assert.ErrorIs(t, err, flow.ErrNotFound)
+			assert.ErrorIs(t, err, store.ErrNotFound)
 		})
 	}
 }
@@ -47,7 +47,7 @@ func TestMemoryStoreConvertsStructs(t *testing.T) {
 		Title string `json:"title"`
 		Words int    `json:"words"`
 	}
-	s := flow.NewMemoryStore()
+	s := store.NewMemory()
 	snap := storetest.Snapshot("structs", 0)
 	snap.Outputs["draft"] = draft{Title: "Go", Words: 3}
 	require.NoError(t, s.Save(t.Context(), snap))
@@ -57,7 +57,7 @@ func TestMemoryStoreConvertsStructs(t *testing.T) {
 }
 
 func BenchmarkMemoryStore(b *testing.B) {
-	s := flow.NewMemoryStore()
+	s := store.NewMemory()
 	for i := range 1000 {
 		if err := s.Save(b.Context(), storetest.Snapshot(fmt.Sprintf("run-%04d", i), i)); err != nil {
 			b.Fatal(err)
@@ -68,15 +68,15 @@ func BenchmarkMemoryStore(b *testing.B) {
 
 // A memory store hands out copies: changing a loaded snapshot changes
 // nothing stored.
-func ExampleNewMemoryStore() {
+func ExampleNewMemory() {
 	ctx := context.Background()
-	store := flow.NewMemoryStore()
-	_ = store.Save(ctx, &flow.Snapshot{FlowID: "run-1", Status: flow.StatusRunning, State: map[string]any{"count": 1}})
+	st := store.NewMemory()
+	_ = st.Save(ctx, &store.Snapshot{FlowID: "run-1", Status: store.StatusRunning, State: map[string]any{"count": 1}})
 
-	snap, _ := store.Load(ctx, "run-1")
+	snap, _ := st.Load(ctx, "run-1")
 	snap.State["count"] = int64(99)
 
-	again, _ := store.Load(ctx, "run-1")
+	again, _ := st.Load(ctx, "run-1")
 	fmt.Printf("%v %T\n", again.State["count"], again.State["count"])
 	// Output: 1 int64
 }

@@ -1,0 +1,54 @@
+package flow
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// defHash is a definition's fingerprint, stored in every snapshot so that
+// Resume can tell an edited definition. It is computed on first use: only
+// runs that save need it.
+type defHash struct {
+	once sync.Once
+	sum  string
+}
+
+// of returns the fingerprint of def, the definition h belongs to.
+func (h *defHash) of(def *Definition) string {
+	h.once.Do(func() { h.sum = definitionHash(def) })
+	return h.sum
+}
+
+// definitionHash fingerprints def's content: its canonical JSON document,
+// in which key order, comments and layout of the source no longer show, so
+// that any change to what the flow does changes the hash. A definition
+// that cannot be written out (a Go function body without a ref) is
+// fingerprinted by its structure: methods, triggers and action kinds.
+func definitionHash(def *Definition) string {
+	doc, err := def.JSON()
+	if err != nil {
+		doc = []byte(structure(def))
+	}
+	sum := sha256.Sum256(doc)
+	return hex.EncodeToString(sum[:16])
+}
+
+// structure describes the methods, their triggers and their action kinds.
+func structure(def *Definition) string {
+	var b strings.Builder
+	b.WriteString(def.Name)
+	for _, m := range def.Methods {
+		fmt.Fprintf(&b, "\n%s|%v|%s|%s|%v|%v", m.Name, m.Start.Always, describeCondition(m.Start.When),
+			describeCondition(m.Listen), m.IsRouter(), m.Events())
+		if m.Do != nil {
+			fmt.Fprintf(&b, "|%s|%s", m.Do.Call, m.Do.Ref)
+		}
+		if hf := m.HumanFeedback; hf != nil {
+			fmt.Fprintf(&b, "|hf:%v:%s", hf.Emit, hf.DefaultOutcome)
+		}
+	}
+	return b.String()
+}
