@@ -28,7 +28,7 @@ var varsPool = sync.Pool{New: func() any { return new(cel.Vars) }}
 func (r *run) eval(ctx context.Context, p *cel.Program, sc *scope) (any, error) {
 	v := varsPool.Get().(*cel.Vars)
 	r.mu.Lock()
-	*v = cel.Vars{State: r.res.State, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+	*v = cel.Vars{State: r.state(), Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
 	out, err := p.Eval(ctx, v)
 	r.mu.Unlock()
 	*v = cel.Vars{}
@@ -40,7 +40,7 @@ func (r *run) eval(ctx context.Context, p *cel.Program, sc *scope) (any, error) 
 func (r *run) render(ctx context.Context, t *cel.Value, sc *scope) (any, error) {
 	v := varsPool.Get().(*cel.Vars)
 	r.mu.Lock()
-	*v = cel.Vars{State: r.res.State, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+	*v = cel.Vars{State: r.state(), Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
 	out, err := t.Render(ctx, v)
 	r.mu.Unlock()
 	*v = cel.Vars{}
@@ -48,9 +48,12 @@ func (r *run) render(ctx context.Context, t *cel.Value, sc *scope) (any, error) 
 	return out, err
 }
 
+// state returns the run's state as JSON data; r.mu must be held.
+func (r *run) state() map[string]any { return r.stateHandle.settled() }
+
 // vars returns the CEL variables of sc; r.mu must be held.
 func (r *run) vars(sc *scope) *cel.Vars {
-	return &cel.Vars{State: r.res.State, Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
+	return &cel.Vars{State: r.state(), Outputs: r.outputsFor(sc), Item: sc.item, HasItem: sc.hasItem}
 }
 
 // outputsFor returns the outputs visible in sc; r.mu must be held.

@@ -173,7 +173,7 @@ func (r *run) snapshot(method string, status store.Status) *store.Snapshot {
 	defer r.mu.Unlock()
 	return &store.Snapshot{
 		FlowID: r.res.RunID, Flow: r.p.def.Name, DefinitionHash: r.p.hash.of(r.p.def), Status: status, Method: method,
-		State: maps.Clone(r.res.State), Outputs: maps.Clone(r.res.Outputs),
+		State: maps.Clone(r.state()), Outputs: maps.Clone(r.res.Outputs),
 		Completed: append([]string(nil), r.res.Trace...), Journal: append([]store.JournalEntry(nil), r.side.journal...),
 		LastFeedback: r.side.lastHF, Pending: r.side.pending, UpdatedAt: time.Now().UTC(),
 	}
@@ -213,7 +213,7 @@ func (r *run) storable(out any) error {
 		badKey string
 		bad    error
 	)
-	for k, v := range r.res.State {
+	for k, v := range r.state() {
 		var err error
 		if buf, err = jsondata.Append(buf[:0], v); err != nil && (bad == nil || k < badKey) {
 			badKey, bad = k, err

@@ -30,7 +30,7 @@ func (e *Engine) compileScript(a *Action) execFn {
 		r.mu.Lock()
 		req := map[string]any{
 			"code":    code,
-			"state":   r.res.State,
+			"state":   r.state(),
 			"outputs": r.outputsFor(sc),
 			"input":   normalize(trigger),
 			"item":    sc.item,

@@ -65,3 +65,19 @@ func TestStateSetStoresJSONData(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"id": "A1", "items": []any{"pen"}, "total": int64(3)}, got)
 }
+
+func TestStateUpdateStoresJSONData(t *testing.T) {
+	var got any
+	def, err := flow.New("Stateful").
+		Method("store", flow.Go(func(_ context.Context, in flow.Input) (any, error) {
+			in.State.Update(func(m map[string]any) { m["order"] = order{ID: "A1", Total: 3} })
+			got = in.State.Value("order")
+			return nil, nil
+		})).Start().Build()
+	require.NoError(t, err)
+	res, err := flow.NewEngine().Run(context.Background(), def, nil)
+	require.NoError(t, err)
+	want := map[string]any{"id": "A1", "items": nil, "total": int64(3)}
+	assert.Equal(t, want, got)
+	assert.Equal(t, want, res.State["order"], "Value converted it in the state")
+}
