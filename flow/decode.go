@@ -27,6 +27,9 @@ type decoder struct {
 	celJobs   []celJob
 	curMethod int
 	curSteps  []string
+	// suggestBudget is the work left for "did you mean" hints on the
+	// flow's own names (see suggester).
+	suggestBudget int
 }
 
 func newDecoder(source string, src []byte, root *node) *decoder {

@@ -56,6 +56,7 @@ func (d *decoder) validate(def *Definition) {
 		}
 		d.checkAction(join(p, "do"), m.Do, false)
 	}
+	d.suggestBudget = suggestCells
 	d.checkGraph(def)
 	d.checkOutputs(def, d.runCEL())
 }
@@ -179,6 +180,7 @@ func (d *decoder) checkGraph(def *Definition) {
 			undeclared = append(undeclared, m.Name)
 		}
 	}
+	eventNames := newSuggester(func() []string { return sortedKeys(events) }, &d.suggestBudget)
 	for _, m := range def.Methods {
 		p := join("methods", m.Name)
 		if len(m.Emit) > 0 && !m.IsRouter() {
@@ -197,7 +199,7 @@ func (d *decoder) checkGraph(def *Definition) {
 			cond, cp = m.Start.When, join(p, "start")
 		}
 		if cond != nil && !(conversational && cond == m.Listen) {
-			d.checkEvents(cp, cond, events, undeclared)
+			d.checkEvents(cp, cond, events, eventNames, undeclared)
 		}
 		d.checkFeedback(join(p, "human_feedback"), m.HumanFeedback)
 	}
@@ -208,13 +210,13 @@ func (d *decoder) checkGraph(def *Definition) {
 
 // checkEvents warns about condition leaves that no method and no declared
 // router outcome can produce.
-func (d *decoder) checkEvents(path string, cond *Condition, events map[string]bool, undeclared []string) {
+func (d *decoder) checkEvents(path string, cond *Condition, events map[string]bool, names *suggester, undeclared []string) {
 	for _, leaf := range cond.Leaves() {
 		if events[leaf] {
 			continue
 		}
 		hint := ""
-		if c := closest(leaf, sortedKeys(events)); c != "" {
+		if c := names.suggest(leaf); c != "" {
 			hint = fmt.Sprintf("; did you mean %q?", c)
 		} else if len(undeclared) > 0 {
 			hint = fmt.Sprintf("; if router %q returns it, list it in that router's emit", undeclared[0])
