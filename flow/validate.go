@@ -23,6 +23,7 @@ func Validate(def *Definition) Diagnostics {
 }
 
 func (d *decoder) validate(def *Definition) {
+	d.checkConfig(def.Config)
 	conversational := def.Conversational != nil && def.Conversational.Enabled
 	names := make(map[string]bool, len(def.Methods))
 	for i, m := range def.Methods {
@@ -59,6 +60,15 @@ func (d *decoder) validate(def *Definition) {
 	d.suggestBudget = suggestCells
 	d.checkGraph(def)
 	d.checkOutputs(def, d.runCEL())
+}
+
+// checkConfig checks the flow configuration. CrewAI takes any integer for
+// max_method_calls; below 1 no listener could run, so Troupe rejects it.
+// In a Definition built in Go, 0 is the zero value and means the default.
+func (d *decoder) checkConfig(c Config) {
+	if n := c.MaxMethodCalls; n < 0 || n == 0 && !d.built {
+		d.errorf("config.max_method_calls", "greater_than_equal", "Input should be greater than or equal to 1 [type=greater_than_equal]: max_method_calls is how many times one listener may run in a run (default %d), got %d", DefaultMaxMethodCalls, n)
+	}
 }
 
 // checkAction applies the model validators and CEL checks of one action.
