@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -82,7 +83,7 @@ func isBlank(data []byte) bool {
 var yamlLine = regexp.MustCompile(`^line \d+: `)
 
 func check(data []byte, source string) (*Definition, Diagnostics) {
-	root, dups, err := parseNode(data)
+	doc, err := parseDocument(data)
 	if err != nil {
 		// The parser's line numbers are unreliable; say where the text
 		// stops parsing instead, and drop its "line N: " prefix.
@@ -98,13 +99,17 @@ func check(data []byte, source string) (*Definition, Diagnostics) {
 		return nil, Diagnostics{{File: source, Line: p.Line, Column: p.Column, Severity: SeverityError, Code: "syntax",
 			Message: "cannot parse the document: " + msg}}
 	}
+	root := doc.root
 	if root.kind != mapNode {
 		return nil, Diagnostics{{File: source, Line: root.line, Column: root.column, Severity: SeverityError,
 			Code: "not_mapping", Message: fmt.Sprintf("Flow declaration must contain a mapping, got %s", root.describe())}}
 	}
 	d := newDecoder(source, data, root)
-	if len(dups) > 0 {
-		d.reportDuplicates(root, dups)
+	if len(doc.dups) > 0 {
+		d.reportDuplicates(root, doc.dups)
+	}
+	if len(doc.bigInts) > 0 {
+		d.reportBigInts(root, doc.bigInts)
 	}
 	def := d.definition(root)
 	def.Source = source
@@ -149,6 +154,50 @@ func (d *decoder) reportDuplicates(root *node, dups []dupKey) {
 		d.diags = append(d.diags, Diagnostic{File: d.file, Line: dk.pos.Line, Column: dk.pos.Column,
 			Path: join(path, dk.key), Severity: SeverityWarning, Code: "duplicate_key",
 			Message: fmt.Sprintf("key %q is written more than once in this mapping; the last value wins", dk.key)})
+	}
+}
+
+// reportBigInts reports the integers too large for an int64: PyYAML reads
+// them as Python ints, which Troupe cannot hold. Reading them as text or as
+// a rounded float would change them silently, so they are errors, each
+// reported once (an alias repeats its anchor's nodes) with its path.
+func (d *decoder) reportBigInts(root *node, bigInts []bigIntAt) {
+	// todo maps the place of each integer to its path, once found.
+	todo := make(map[Pos]string, len(bigInts))
+	for _, b := range bigInts {
+		todo[b.pos] = ""
+	}
+	var walk func(path string, n *node)
+	walk = func(path string, n *node) {
+		switch n.kind {
+		case mapNode:
+			for i, k := range n.keys {
+				kp := join(path, k)
+				if p, ok := todo[n.keyPos[i]]; ok && p == "" {
+					todo[n.keyPos[i]] = kp
+				}
+				walk(kp, n.vals[i])
+			}
+		case seqNode:
+			for i, it := range n.items {
+				walk(index(path, i), it)
+			}
+		default:
+			if p, ok := todo[n.pos()]; ok && p == "" && n.outOfRange() {
+				todo[n.pos()] = path
+			}
+		}
+	}
+	walk("", root)
+	for _, b := range bigInts {
+		p, ok := todo[b.pos]
+		if !ok {
+			continue
+		}
+		delete(todo, b.pos)
+		d.diags = append(d.diags, Diagnostic{File: d.file, Line: b.pos.Line, Column: b.pos.Column,
+			Path: p, Severity: SeverityError, Code: "int_range",
+			Message: fmt.Sprintf("integer %s does not fit in 64 bits (%d to %d); quote it to keep it as text, or write it with a decimal point to make it a float", b.text, math.MinInt64, math.MaxInt64)})
 	}
 }
 

@@ -52,6 +52,12 @@ const (
 // data; the loader reports it where data is expected.
 type timestamp string
 
+// bigInt is an unquoted integer that does not fit in an int64, such as
+// 9223372036854775808. PyYAML reads it as a Python int; Troupe has no such
+// integers and reports it as an error instead of silently reading text or
+// a rounded float (see converter.bigInts).
+type bigInt string
+
 func (n *node) pos() Pos { return Pos{n.line, n.column} }
 
 // get returns the value of key in a mapping node.
@@ -65,6 +71,13 @@ func (n *node) get(key string) (*node, bool) {
 }
 
 func (n *node) isNull() bool { return n.kind == scalarNode && n.value == nil }
+
+// outOfRange reports whether n is an integer too large for an int64, which
+// the loader has reported already (see reportBigInts).
+func (n *node) outOfRange() bool {
+	_, ok := n.value.(bigInt)
+	return ok
+}
 
 // describe names the node's type the way pydantic does in messages.
 func (n *node) describe() string {
@@ -85,6 +98,8 @@ func (n *node) describe() string {
 		return "number"
 	case timestamp:
 		return "date (quote it to make it a string)"
+	case bigInt:
+		return "integer out of range"
 	}
 	return "string"
 }
@@ -106,8 +121,11 @@ func (n *node) data() any {
 		}
 		return l
 	}
-	if t, ok := n.value.(timestamp); ok {
-		return string(t)
+	switch v := n.value.(type) {
+	case timestamp:
+		return string(v)
+	case bigInt:
+		return string(v)
 	}
 	return n.value
 }
@@ -119,37 +137,67 @@ const maxAliasNodes = 1 << 17
 
 var errTooLarge = errors.New("document expands to too many nodes (alias expansion)")
 
-// parseNode parses one YAML (or JSON) document. Like PyYAML's safe_load it
-// rejects a stream with a second document. dups lists keys written twice.
-func parseNode(data []byte) (root *node, dups []dupKey, err error) {
+// document is a parsed YAML (or JSON) document and what the parser noticed
+// on the way that the decoder reports.
+type document struct {
+	root *node
+	// dups lists keys written twice in one mapping.
+	dups []dupKey
+	// bigInts lists the integers too large for an int64, in source order
+	// (an alias repeats the ones of its anchor).
+	bigInts []bigIntAt
+}
+
+// bigIntAt is an integer too large for an int64 and where it is written.
+type bigIntAt struct {
+	text string
+	pos  Pos
+}
+
+// parseNode parses one YAML (or JSON) document; see parseDocument.
+func parseNode(data []byte) (*node, []dupKey, error) {
+	doc, err := parseDocument(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc.root, doc.dups, nil
+}
+
+// parseDocument parses one YAML (or JSON) document. Like PyYAML's safe_load
+// it rejects a stream with a second document.
+func parseDocument(data []byte) (doc *document, err error) {
 	defer func() {
 		// The YAML parser is third-party code; a panic on hostile input
 		// must still end as a diagnostic.
 		if r := recover(); r != nil {
-			root, dups, err = nil, nil, fmt.Errorf("the YAML parser failed: %v", r)
+			doc, err = nil, fmt.Errorf("the YAML parser failed: %v", r)
 		}
 	}()
+	empty := &document{root: &node{kind: scalarNode, line: 1, column: 1}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	var y yaml.Node
+	if err := dec.Decode(&y); err != nil {
 		if errors.Is(err, io.EOF) {
-			return &node{kind: scalarNode, line: 1, column: 1}, nil, nil
+			return empty, nil
 		}
-		return nil, nil, err
+		return nil, err
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == nil:
-		return nil, nil, &docError{line: next.Line}
+		return nil, &docError{line: next.Line}
 	case !errors.Is(err, io.EOF):
-		return nil, nil, err
+		return nil, err
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return &node{kind: scalarNode, line: 1, column: 1}, nil, nil
+	if y.Kind == 0 || len(y.Content) == 0 {
+		return empty, nil
 	}
 	c := converter{}
-	root, err = c.convert(doc.Content[0], 0)
-	return root, c.dups, err
+	root, err := c.convert(y.Content[0], 0)
+	if err != nil {
+		return nil, err
+	}
+	return &document{root: root, dups: c.dups, bigInts: c.bigInts}, nil
 }
 
 // docError reports a second YAML document in the stream.
@@ -173,6 +221,7 @@ type converter struct {
 	aliased int
 	inAlias int
 	dups    []dupKey
+	bigInts []bigIntAt
 	// slab hands out nodes from chunks, to allocate less often.
 	slab []node
 }
@@ -253,6 +302,9 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 		return n, nil
 	}
 	n.value = resolveScalar(y)
+	if b, ok := n.value.(bigInt); ok {
+		c.bigInts = append(c.bigInts, bigIntAt{string(b), n.pos()})
+	}
 	switch {
 	case y.Style&yaml.SingleQuotedStyle != 0:
 		n.style = singleQuoted
@@ -373,6 +425,8 @@ func keyText(k *node) string {
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	case timestamp:
+		return string(v)
+	case bigInt:
 		return string(v)
 	}
 	return fmt.Sprint(k.data())
