@@ -15,8 +15,9 @@ import (
 
 // Load reads and validates a definition file (YAML or JSON). On failure the
 // error is a Diagnostics listing every problem with its line and column.
-func Load(path string) (*Definition, error) {
-	def, diags := CheckFile(path)
+// Warnings do not stop loading; they are in the definition's Warnings.
+func Load(path string, opts ...LoadOption) (*Definition, error) {
+	def, diags := CheckFile(path, opts...)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -24,9 +25,10 @@ func Load(path string) (*Definition, error) {
 }
 
 // Parse reads and validates a definition from memory. source names it in
-// diagnostics (a file name, or "" for none).
-func Parse(data []byte, source string) (*Definition, error) {
-	def, diags := Check(data, source)
+// diagnostics (a file name, or "" for none). Warnings do not stop parsing;
+// they are in the definition's Warnings.
+func Parse(data []byte, source string, opts ...LoadOption) (*Definition, error) {
+	def, diags := Check(data, source, opts...)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -36,7 +38,7 @@ func Parse(data []byte, source string) (*Definition, error) {
 // CheckFile is Load that returns every diagnostic, errors and warnings,
 // together with the definition as far as it could be read (nil when the
 // document itself could not be read).
-func CheckFile(path string) (*Definition, Diagnostics) {
+func CheckFile(path string, opts ...LoadOption) (*Definition, Diagnostics) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		cause := err
@@ -55,7 +57,7 @@ func CheckFile(path string) (*Definition, Diagnostics) {
 		return nil, Diagnostics{{File: path, Line: 1, Column: 1, Severity: SeverityError, Code: "empty",
 			Message: "Flow declaration file is empty: " + abs}}
 	}
-	def, diags := check(data, path)
+	def, diags := check(data, path, newLoadOptions(opts))
 	if def != nil {
 		def.Dir = filepath.Dir(abs)
 	}
@@ -64,12 +66,12 @@ func CheckFile(path string) (*Definition, Diagnostics) {
 
 // Check is Parse that returns every diagnostic, errors and warnings,
 // together with the definition as far as it could be read.
-func Check(data []byte, source string) (*Definition, Diagnostics) {
+func Check(data []byte, source string, opts ...LoadOption) (*Definition, Diagnostics) {
 	if isBlank(data) {
 		return nil, Diagnostics{{File: source, Line: 1, Column: 1, Severity: SeverityError, Code: "empty",
 			Message: "Flow declaration contents are empty"}}
 	}
-	return check(data, source)
+	return check(data, source, newLoadOptions(opts))
 }
 
 // isBlank reports whether data is empty or white space only, as Python's
@@ -82,8 +84,13 @@ func isBlank(data []byte) bool {
 
 var yamlLine = regexp.MustCompile(`^line \d+: `)
 
-func check(data []byte, source string) (*Definition, Diagnostics) {
-	doc, err := parseDocument(data)
+func check(data []byte, source string, o loadOptions) (*Definition, Diagnostics) {
+	doc, err := parseDocument(data, o.aliasLimit(len(data)))
+	var ee *expansionError
+	if errors.As(err, &ee) {
+		return nil, Diagnostics{{File: source, Line: ee.pos.Line, Column: ee.pos.Column, Severity: SeverityError,
+			Code: "too_large", Message: ee.msg}}
+	}
 	if err != nil {
 		// The parser's line numbers are unreliable; say where the text
 		// stops parsing instead, and drop its "line N: " prefix.

@@ -595,3 +595,58 @@ func TestOutOfRangeIntegerTextRoundTrips(t *testing.T) {
 	require.False(t, ds.HasErrors(), "%s\n%v", out, ds)
 	assert.Equal(t, "99999999999999999999", again.State.Default["n"])
 }
+
+// One large anchored string aliased many times expands to far more than
+// the document; loading stops at the alias that crosses the limit.
+func TestAliasExpansionIsBoundedInBytes(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	var b strings.Builder
+	b.WriteString("name: F\nstate:\n  type: dict\n  default:\n    s: &s " + big + "\n    copies:\n")
+	const aliasLine = 7 // the line of the first "- *s"
+	for range 1000 {
+		b.WriteString("      - *s\n")
+	}
+	data := []byte(b.String())
+	// Each alias copies the string plus one byte for its node.
+	limit := max(flow.DefaultMaxAliasBytes, 10*len(data))
+	crossing := limit/(len(big)+1) + 1
+
+	_, ds := flow.Check(data, "f.yaml")
+	require.Len(t, ds, 1, "%v", ds)
+	d := ds[0]
+	assert.Equal(t, "too_large", d.Code)
+	assert.Equal(t, flow.SeverityError, d.Severity)
+	assert.Equal(t, [2]int{aliasLine + crossing - 1, 9}, [2]int{d.Line, d.Column})
+	assert.Contains(t, d.Message, fmt.Sprint(limit))
+	assert.Contains(t, d.Message, "flow.WithMaxAliasBytes")
+
+	_, err := flow.Parse(data, "f.yaml", flow.WithMaxAliasBytes(-1))
+	assert.NoError(t, err, "no byte limit")
+}
+
+func TestWithMaxAliasBytes(t *testing.T) {
+	src := "name: F\nstate: {type: dict, default: {a: &a [one, two], b: *a}}\n"
+	tests := []struct {
+		name string
+		opts []flow.LoadOption
+		ok   bool
+	}{
+		{"default", nil, true},
+		{"enough", []flow.LoadOption{flow.WithMaxAliasBytes(9)}, true},
+		{"too little", []flow.LoadOption{flow.WithMaxAliasBytes(8)}, false},
+		{"no limit", []flow.LoadOption{flow.WithMaxAliasBytes(-1)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The alias copies a list and two strings: 1 + 4 + 4 bytes.
+			_, ds := flow.Check([]byte(src), "f.yaml", tt.opts...)
+			if tt.ok {
+				assert.Empty(t, ds)
+				return
+			}
+			require.Len(t, ds, 1)
+			assert.Equal(t, "too_large", ds[0].Code)
+			assert.Equal(t, [2]int{2, 52}, [2]int{ds[0].Line, ds[0].Column})
+		})
+	}
+}

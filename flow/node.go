@@ -135,7 +135,15 @@ func (n *node) data() any {
 // written out in the text need no bound: the text already holds them.
 const maxAliasNodes = 1 << 17
 
-var errTooLarge = errors.New("document expands to too many nodes (alias expansion)")
+// expansionError reports a document that alias expansion makes too large,
+// at the alias (written in the document, not inside an anchor) whose
+// expansion crosses the limit.
+type expansionError struct {
+	pos Pos
+	msg string
+}
+
+func (e *expansionError) Error() string { return e.msg }
 
 // document is a parsed YAML (or JSON) document and what the parser noticed
 // on the way that the decoder reports.
@@ -154,9 +162,10 @@ type bigIntAt struct {
 	pos  Pos
 }
 
-// parseNode parses one YAML (or JSON) document; see parseDocument.
+// parseNode parses one YAML (or JSON) document with the default limits;
+// see parseDocument.
 func parseNode(data []byte) (*node, []dupKey, error) {
-	doc, err := parseDocument(data)
+	doc, err := parseDocument(data, loadOptions{}.aliasLimit(len(data)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,8 +173,9 @@ func parseNode(data []byte) (*node, []dupKey, error) {
 }
 
 // parseDocument parses one YAML (or JSON) document. Like PyYAML's safe_load
-// it rejects a stream with a second document.
-func parseDocument(data []byte) (doc *document, err error) {
+// it rejects a stream with a second document. Alias expansion may add at
+// most aliasLimit bytes (none when negative) and maxAliasNodes nodes.
+func parseDocument(data []byte, aliasLimit int) (doc *document, err error) {
 	defer func() {
 		// The YAML parser is third-party code; a panic on hostile input
 		// must still end as a diagnostic.
@@ -192,7 +202,7 @@ func parseDocument(data []byte) (doc *document, err error) {
 	if y.Kind == 0 || len(y.Content) == 0 {
 		return empty, nil
 	}
-	c := converter{}
+	c := converter{aliasLimit: aliasLimit}
 	root, err := c.convert(y.Content[0], 0)
 	if err != nil {
 		return nil, err
@@ -216,12 +226,16 @@ type dupKey struct {
 }
 
 type converter struct {
-	// aliased counts the nodes copied by alias expansion; inAlias is the
-	// depth of aliases being expanded.
-	aliased int
-	inAlias int
-	dups    []dupKey
-	bigInts []bigIntAt
+	// aliased counts the nodes copied by alias expansion, aliasBytes their
+	// bytes, against aliasLimit (none when negative); inAlias is the depth
+	// of aliases being expanded, aliasAt the place of the outermost one.
+	aliased    int
+	aliasBytes int
+	aliasLimit int
+	inAlias    int
+	aliasAt    Pos
+	dups       []dupKey
+	bigInts    []bigIntAt
 	// slab hands out nodes from chunks, to allocate less often.
 	slab []node
 }
@@ -239,7 +253,11 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	if c.inAlias > 0 {
 		c.aliased++
 		if c.aliased > maxAliasNodes {
-			return nil, errTooLarge
+			return nil, &expansionError{c.aliasAt, fmt.Sprintf("document expands to too many nodes (alias expansion): aliases may copy at most %d nodes, and this alias goes past that", maxAliasNodes)}
+		}
+		c.aliasBytes += len(y.Value) + 1
+		if c.aliasLimit >= 0 && c.aliasBytes > c.aliasLimit {
+			return nil, &expansionError{c.aliasAt, fmt.Sprintf("document expands past its alias limit: aliases may add at most %d bytes, and this alias goes past that (a Go caller can change the limit with flow.WithMaxAliasBytes)", c.aliasLimit)}
 		}
 	}
 	if depth > 500 {
@@ -250,6 +268,9 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	case yaml.AliasNode:
 		if y.Alias == nil {
 			return nil, fmt.Errorf("line %d: unknown alias", y.Line)
+		}
+		if c.inAlias == 0 {
+			c.aliasAt = Pos{y.Line, y.Column}
 		}
 		c.inAlias++
 		a, err := c.convert(y.Alias, depth+1)
