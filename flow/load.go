@@ -405,6 +405,7 @@ func (d *decoder) llm(path string, n *node) *LLMConfig {
 		return nil
 	}
 	f := d.fields(path, n, extraAllow, "model", "max_tokens")
+	d.warnUnknownKeys(path, n, llmBlock)
 	c := &LLMConfig{}
 	if v, ok := d.required(path, f, "model"); ok {
 		c.Model = d.str(join(path, "model"), v)
