@@ -8,7 +8,7 @@ import (
 
 // defaultEnv serves the package-level checks; an Env is immutable apart from
 // its caches, so one can be shared.
-var defaultEnv = sync.OnceValues(NewEnv)
+var defaultEnv = sync.OnceValues(func() (*Env, error) { return NewEnv() })
 
 // CheckExpr validates a full-CEL field (expression.expr, each.in, a step's
 // if) without evaluating it, as CrewAI does at load time (spec 2.3): the

@@ -2,9 +2,11 @@ package cel
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	celgo "cel.dev/cel-go/cel"
+	"cel.dev/cel-go/checker"
 	celenv "cel.dev/cel-go/common/env"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -30,17 +32,26 @@ const interruptEvery = 64
 type Env struct {
 	env       *celgo.Env
 	progOpts  []celgo.ProgramOption
+	limits    Limits
 	programs  sync.Map // normalised source -> *Program
 	templates sync.Map // template text -> *Template
 }
 
 // NewEnv returns an environment with cel-go's standard library, the ext
 // string functions and two-variable comprehensions, and the variables state,
-// outputs and item declared as dyn.
+// outputs and item declared as dyn. Evaluations are bounded by the default
+// Limits unless WithLimits says otherwise.
 //
 // size(null) is 0, as in celpy, the CEL implementation CrewAI uses.
-func NewEnv() (*Env, error) {
-	env, err := celgo.NewCustomEnv(
+func NewEnv(opts ...EnvOption) (*Env, error) {
+	var cfg envConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	limits := cfg.limits.withDefaults()
+	envOpts := []celgo.EnvOption{
 		celgo.StdLib(celgo.StdLibSubset(
 			celenv.NewLibrarySubset().AddExcludedFunctions(&celenv.Function{Name: "size"}),
 		)),
@@ -50,12 +61,21 @@ func NewEnv() (*Env, error) {
 		celgo.Variable(RootState, celgo.DynType),
 		celgo.Variable(RootOutputs, celgo.DynType),
 		celgo.Variable(RootItem, celgo.DynType),
-	)
+	}
+	if limits.checksSize() {
+		guards, err := sizeGuards(limits.Size)
+		if err != nil {
+			return nil, err
+		}
+		envOpts = append(envOpts, guards...)
+	}
+	env, err := celgo.NewCustomEnv(envOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("cel: building the CEL environment: %w", err)
 	}
 	return &Env{
-		env: env,
+		env:    env,
+		limits: limits,
 		progOpts: []celgo.ProgramOption{
 			celgo.EvalOptions(celgo.OptOptimize),
 			celgo.InterruptCheckFrequency(interruptEvery),
@@ -124,14 +144,64 @@ func (e *Env) compileSource(src string) (*Program, *CompileError) {
 	if checked, ciss := e.env.Check(parsed); ciss == nil || ciss.Err() == nil {
 		ast = checked
 	}
-	prg, err := e.env.Program(ast, e.progOpts...)
+	prg, err := e.env.Program(ast, e.programOptions(ast, ast != parsed)...)
 	if err != nil && ast != parsed {
-		prg, err = e.env.Program(parsed, e.progOpts...)
+		ast = parsed
+		prg, err = e.env.Program(ast, e.programOptions(ast, false)...)
 	}
 	if err != nil {
 		return nil, &CompileError{Code: CodeInvalid, Expr: src, Message: invalidText("", src, err.Error())}
 	}
-	p := &Program{expr: src, prg: prg, loops: hasComprehension(parsed.NativeRep().Expr())}
+	p := &Program{expr: src, prg: prg, loops: hasComprehension(parsed.NativeRep().Expr()), limits: e.limits}
 	actual, _ := e.programs.LoadOrStore(src, p)
 	return actual.(*Program), nil
+}
+
+// programOptions returns the options of the program for ast: the common
+// ones, a size check on the calls that can produce large values, and cost
+// tracking unless cel-go's static estimate of a checked expression stays
+// within the limit (tracking costs an allocation per evaluation).
+func (e *Env) programOptions(ast *celgo.Ast, checked bool) []celgo.ProgramOption {
+	opts := slices.Clip(e.progOpts)
+	if e.limits.checksSize() {
+		sized := func(int64) bool { return true }
+		if checked {
+			sized = func(id int64) bool { return mayBeLarge(ast.NativeRep().GetType(id)) }
+		}
+		opts = append(opts, sizeDecorator(e.limits.Size, sized))
+	}
+	if e.limits.tracksCost() {
+		track := true
+		if checked {
+			est, err := e.env.EstimateCost(ast, unknownSizes{})
+			track = err != nil || est.Max > e.limits.Cost
+		}
+		if track {
+			opts = append(opts, celgo.CostLimit(e.limits.Cost))
+		}
+	}
+	return opts
+}
+
+// mayBeLarge reports whether a value of type t can be a string, bytes, a
+// list or a map.
+func mayBeLarge(t *types.Type) bool {
+	switch t.Kind() {
+	case types.BoolKind, types.IntKind, types.UintKind, types.DoubleKind, types.NullTypeKind,
+		types.TimestampKind, types.DurationKind, types.TypeKind:
+		return false
+	}
+	return true
+}
+
+// unknownSizes is a cost estimator that knows nothing of the variables'
+// sizes, so any cost that depends on them is unbounded.
+type unknownSizes struct{}
+
+// EstimateSize implements checker.CostEstimator.
+func (unknownSizes) EstimateSize(checker.AstNode) *checker.SizeEstimate { return nil }
+
+// EstimateCallCost implements checker.CostEstimator.
+func (unknownSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
 }

@@ -62,12 +62,14 @@ func NewEngine(opts ...Option) *Engine {
 		logger:       slog.New(slog.DiscardHandler),
 		python:       "python3",
 	}
-	e.env, e.envErr = cel.NewEnv()
 	if v := strings.ToLower(strings.TrimSpace(os.Getenv("CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION"))); v == "1" || v == "true" || v == "yes" {
 		e.scripts = true
 	}
 	for _, o := range opts {
 		o(e)
+	}
+	if e.env == nil && e.envErr == nil {
+		e.env, e.envErr = cel.NewEnv()
 	}
 	return e
 }
