@@ -33,8 +33,9 @@ type Env struct {
 	env       *celgo.Env
 	progOpts  []celgo.ProgramOption
 	limits    Limits
-	programs  sync.Map // normalised source -> *Program
-	templates sync.Map // template text -> *Template
+	sigs      func() map[string][]signature // the overloads, read on first use
+	programs  sync.Map                      // normalised source -> *Program
+	templates sync.Map                      // template text -> *Template
 }
 
 // NewEnv returns an environment with cel-go's standard library, the ext
@@ -76,6 +77,7 @@ func NewEnv(opts ...EnvOption) (*Env, error) {
 	return &Env{
 		env:    env,
 		limits: limits,
+		sigs:   sync.OnceValue(func() map[string][]signature { return readSignatures(env) }),
 		progOpts: []celgo.ProgramOption{
 			celgo.EvalOptions(celgo.OptOptimize),
 			celgo.InterruptCheckFrequency(interruptEvery),
