@@ -7,6 +7,7 @@ import (
 
 	celgo "cel.dev/cel-go/cel"
 	"cel.dev/cel-go/checker"
+	"cel.dev/cel-go/common/ast"
 	celenv "cel.dev/cel-go/common/env"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -142,14 +143,13 @@ func (e *Env) compileSource(src string) (*Program, *CompileError) {
 	// A type-checked AST evaluates faster (no namespace guessing for state.x).
 	// Checking can reject what celpy runs (1 + 1.0 fails only at run time
 	// there), so an expression that does not check runs unchecked.
-	ast := parsed
+	a := parsed
 	if checked, ciss := e.env.Check(parsed); ciss == nil || ciss.Err() == nil {
-		ast = checked
+		a = checked
 	}
-	prg, err := e.env.Program(ast, e.programOptions(ast, ast != parsed)...)
-	if err != nil && ast != parsed {
-		ast = parsed
-		prg, err = e.env.Program(ast, e.programOptions(ast, false)...)
+	prg, err := e.env.Program(a, e.programOptions(a, a != parsed)...)
+	if err != nil && a != parsed {
+		prg, err = e.env.Program(parsed, e.programOptions(parsed, false)...)
 	}
 	if err != nil {
 		return nil, &CompileError{Code: CodeInvalid, Expr: src, Message: invalidText("", src, err.Error())}
@@ -161,28 +161,51 @@ func (e *Env) compileSource(src string) (*Program, *CompileError) {
 
 // programOptions returns the options of the program for ast: the common
 // ones, a size check on the calls that can produce large values, and cost
-// tracking unless cel-go's static estimate of a checked expression stays
-// within the limit (tracking costs an allocation per evaluation).
-func (e *Env) programOptions(ast *celgo.Ast, checked bool) []celgo.ProgramOption {
+// tracking, which costs an allocation per evaluation, where it is needed.
+func (e *Env) programOptions(a *celgo.Ast, checked bool) []celgo.ProgramOption {
 	opts := slices.Clip(e.progOpts)
 	if e.limits.checksSize() {
 		sized := func(int64) bool { return true }
 		if checked {
-			sized = func(id int64) bool { return mayBeLarge(ast.NativeRep().GetType(id)) }
+			sized = func(id int64) bool { return mayBeLarge(a.NativeRep().GetType(id)) }
 		}
 		opts = append(opts, sizeDecorator(e.limits.Size, sized))
 	}
-	if e.limits.tracksCost() {
-		track := true
-		if checked {
-			est, err := e.env.EstimateCost(ast, unknownSizes{})
-			track = err != nil || est.Max > e.limits.Cost
-		}
-		if track {
-			opts = append(opts, celgo.CostLimit(e.limits.Cost))
-		}
+	if e.limits.tracksCost() && e.needsCostTracking(a, checked) {
+		opts = append(opts, celgo.CostLimit(e.limits.Cost))
 	}
 	return opts
+}
+
+// loopFreeCalls is how many calls an expression without comprehensions may
+// make and still run without cost tracking.
+const loopFreeCalls = 32
+
+// needsCostTracking reports whether evaluating ast might cost more than the
+// limit. Without comprehensions, each call runs once and, with the size
+// checks, works on values of bounded size: a few dozen calls cannot do
+// much. Otherwise cel-go's static estimate decides, when the expression
+// type-checks; it is unbounded as soon as the work depends on the data.
+func (e *Env) needsCostTracking(a *celgo.Ast, checked bool) bool {
+	if e.limits.checksSize() {
+		calls, loops := 0, false
+		ast.PostOrderVisit(a.NativeRep().Expr(), ast.NewExprVisitor(func(x ast.Expr) {
+			switch x.Kind() {
+			case ast.CallKind:
+				calls++
+			case ast.ComprehensionKind:
+				loops = true
+			}
+		}))
+		if !loops && calls <= loopFreeCalls {
+			return false
+		}
+	}
+	if !checked {
+		return true
+	}
+	est, err := e.env.EstimateCost(a, unknownSizes{})
+	return err != nil || est.Max > e.limits.Cost
 }
 
 // mayBeLarge reports whether a value of type t can be a string, bytes, a

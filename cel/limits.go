@@ -12,11 +12,14 @@ import (
 // that goes past a limit fails with a *LimitError.
 type Limits struct {
 	// Cost bounds the work of one evaluation, in cel-go's runtime cost
-	// units: about one per operation and per comprehension step, plus one
-	// per ten bytes a string function reads or writes. Expressions whose
-	// cost cel-go can bound statically below the limit (most of them:
-	// state.x + 1, outputs.a == 'b') run without cost tracking. 0 means
-	// DefaultCost; math.MaxUint64 turns cost tracking off.
+	// units: about one per operation and per comprehension step, plus an
+	// amount that grows with the length of the strings and lists a
+	// function reads or builds. Expressions that cannot cost much run
+	// without cost tracking, which has a price: those without
+	// comprehensions and with at most a few dozen calls (their values are
+	// bounded by Size), and those whose cost cel-go bounds statically
+	// within the limit. 0 means DefaultCost; math.MaxUint64 turns cost
+	// tracking off.
 	Cost uint64
 	// Size bounds, in bytes, the values an evaluation produces, counting
 	// the bytes of a string and ElementBytes for each element of a list or

@@ -120,6 +120,11 @@ func TestLimitErrorMessages(t *testing.T) {
 func TestWithLimits(t *testing.T) {
 	loop := nested(hundred(), 2) // 10,000 steps
 	long := "'" + strings.Repeat("y", 1000) + "' + 'x'"
+	// Each call scans state.s, 20,000 bytes: about 200 units.
+	scans := func(n int) string {
+		return strings.TrimSuffix(strings.Repeat("state.s.contains('b') || ", n), " || ")
+	}
+	vars := &Vars{State: map[string]any{"s": strings.Repeat("a", 20_000)}}
 	tests := []struct {
 		name    string
 		limits  Limits
@@ -130,6 +135,8 @@ func TestWithLimits(t *testing.T) {
 		{"a lower cost limit", Limits{Cost: 5000}, loop, ErrCostLimit},
 		{"no cost limit", Limits{Cost: math.MaxUint64}, nested(hundred(), 3), nil},
 		{"a lower size limit", Limits{Size: 1000}, long, ErrSizeLimit},
+		{"many calls are tracked", Limits{Cost: 1000}, scans(40), ErrCostLimit},
+		{"a few calls without loops are not", Limits{Cost: 1000}, scans(10), nil},
 		{"no size limit", Limits{Size: math.MaxInt}, long, nil},
 		{"default size allows a kilobyte", Limits{}, long, nil},
 	}
@@ -137,7 +144,7 @@ func TestWithLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env, err := NewEnv(WithLimits(tt.limits))
 			require.NoError(t, err)
-			err = evalLimited(t, env, tt.expr, nil)
+			err = evalLimited(t, env, tt.expr, vars)
 			if tt.wantErr == nil {
 				assert.NoError(t, err)
 			} else {
@@ -175,22 +182,31 @@ func evalIn(t *testing.T, env *Env, expr string) any {
 	return got
 }
 
-// Cost tracking costs an allocation per evaluation, so expressions whose
-// cost is bounded statically within the limit run without it.
+// Cost tracking costs allocations per evaluation, so expressions whose cost
+// is bounded (statically within the limit, or a few calls without loops)
+// run without it.
 func TestBoundedExpressionsAreNotTracked(t *testing.T) {
-	env, err := NewEnv()
+	limited, err := NewEnv()
 	require.NoError(t, err)
-	vars := &Vars{State: map[string]any{"x": int64(1)}, Outputs: map[string]any{"a": "b"}}
-	for _, expr := range []string{"state.x + 1", "outputs.a == 'b'", "[1, 2, 3].exists(i, i == state.x)"} {
+	untracked, err := NewEnv(WithLimits(Limits{Cost: math.MaxUint64}))
+	require.NoError(t, err)
+	vars := &Vars{State: map[string]any{"x": int64(1), "items": []any{int64(1), int64(2)}},
+		Outputs: map[string]any{"a": "b", "n": int64(2), "m": int64(3)}}
+	allocs := func(env *Env, expr string) float64 {
 		p, err := env.Compile(expr)
 		require.NoError(t, err)
-		allocs := testing.AllocsPerRun(100, func() {
+		return testing.AllocsPerRun(100, func() {
 			if _, err := p.Eval(context.Background(), vars); err != nil {
 				t.Fatal(err)
 			}
 		})
-		assert.LessOrEqual(t, allocs, 3.0, expr)
 	}
+	for _, expr := range []string{"state.x + 1", "outputs.a == 'b'", "[1, 2, 3].exists(i, i == state.x)",
+		"outputs.n + outputs.m + outputs.n + outputs.m + state.x", "'x' + outputs.a"} {
+		assert.Equal(t, allocs(untracked, expr), allocs(limited, expr), expr)
+	}
+	// A loop over data is tracked.
+	assert.Greater(t, allocs(limited, "state.items.all(i, i > 0)"), allocs(untracked, "state.items.all(i, i > 0)"))
 }
 
 func TestLimitErrorIsTyped(t *testing.T) {
