@@ -26,6 +26,15 @@ import (
 // inside them. A list can hold the same value many times over; its copy
 // cannot.
 func toJSON(v ref.Val, limit int) (any, error) {
+	// Most results are scalars: convert them without the budget.
+	switch x := v.(type) {
+	case types.Int:
+		return int64(x), nil
+	case types.String:
+		return string(x), nil
+	case types.Bool:
+		return bool(x), nil
+	}
 	left := limit
 	out, err := jsonValue(v, &left)
 	if err == nil && left < 0 {
