@@ -8,14 +8,16 @@ import (
 
 // defaultEnv serves the package-level checks; an Env is immutable apart from
 // its caches, so one can be shared.
-var defaultEnv = sync.OnceValues(NewEnv)
+var defaultEnv = sync.OnceValues(func() (*Env, error) { return NewEnv() })
 
 // CheckExpr validates a full-CEL field (expression.expr, each.in, a step's
-// if) without evaluating it, as CrewAI does at load time (spec 2.3): the
-// text must not be empty after stripping and unwrapping ${...}, must parse,
-// and may read only the allowed roots. src is the field's path, such as
-// methods.m.do.expr; it appears in the messages. It returns nil when the
-// field is valid.
+// if) as CrewAI does at load time (spec 2.3): the text must not be empty
+// after stripping and unwrapping ${...}, must parse, and may read only the
+// allowed roots. Beyond CrewAI, it reports what fails whatever the data:
+// unknown functions, calls that no overload accepts, and parts that read no
+// variable and fail when evaluated (see checkStatic). src is the field's
+// path, such as methods.m.do.expr; it appears in the messages. It returns
+// nil when the field is valid.
 func CheckExpr(src, expr string, allowed []string) []Problem {
 	e, err := defaultEnv()
 	if err != nil {
@@ -141,7 +143,7 @@ func (e *Env) checkSource(src, text string, off int, allowed []string) []Problem
 		}
 	}
 	if len(unknown) == 0 {
-		return nil
+		return e.checkStatic(src, text, off, parsed)
 	}
 	slices.Sort(unknown)
 	sortedAllowed := slices.Clone(allowed)

@@ -20,7 +20,32 @@ import (
 // float64, uints become int64 (float64 beyond the int64 range), bytes base64
 // text, timestamps and durations their Python str() text, map keys strings.
 // An error value anywhere inside the result is returned as the error.
-func toJSON(v ref.Val) (any, error) {
+//
+// The lists and maps in the result may weigh at most limit bytes
+// (Limits.Size): ElementBytes per element, plus the bytes of the strings
+// inside them. A list can hold the same value many times over; its copy
+// cannot.
+func toJSON(v ref.Val, limit int) (any, error) {
+	// Most results are scalars: convert them without the budget.
+	switch x := v.(type) {
+	case types.Int:
+		return int64(x), nil
+	case types.String:
+		return string(x), nil
+	case types.Bool:
+		return bool(x), nil
+	}
+	left := limit
+	out, err := jsonValue(v, &left)
+	if err == nil && left < 0 {
+		err = sizeError(limit, "a result of more bytes")
+	}
+	return out, err
+}
+
+// jsonValue converts v, taking what its contents cost from *left. Once
+// *left is negative it stops and returns anything; toJSON reports it.
+func jsonValue(v ref.Val, left *int) (any, error) {
 	switch x := v.(type) {
 	case types.String:
 		return string(x), nil
@@ -46,18 +71,22 @@ func toJSON(v ref.Val) (any, error) {
 		return nil, fmt.Errorf("unknown value %v", x)
 	case traits.Lister:
 		if items, ok := x.Value().([]any); ok {
-			if out, ok := copyNative(items); ok {
+			before := *left
+			if out, ok := copyNative(items, left); ok {
 				return out, nil
 			}
+			*left = before
 		}
-		return listJSON(x)
+		return listJSON(x, left)
 	case traits.Mapper:
 		if m, ok := x.Value().(map[string]any); ok {
-			if out, ok := copyNative(m); ok {
+			before := *left
+			if out, ok := copyNative(m, left); ok {
 				return out, nil
 			}
+			*left = before
 		}
-		return mapJSON(x)
+		return mapJSON(x, left)
 	}
 	return nil, notSerializable(v)
 }
@@ -73,11 +102,29 @@ func uintJSON(u uint64) any {
 	return float64(u)
 }
 
-func listJSON(l traits.Lister) (any, error) {
+// element takes the cost of one element of a list or map, and of the
+// string it is, from *left.
+func element(v any, left *int) {
+	*left -= ElementBytes
+	switch x := v.(type) {
+	case string:
+		*left -= len(x)
+	case types.String:
+		*left -= len(x)
+	}
+}
+
+func listJSON(l traits.Lister, left *int) (any, error) {
 	n, _ := l.Size().(types.Int)
+	if int64(n) > int64(*left/ElementBytes) {
+		*left = -1
+		return nil, nil
+	}
 	out := make([]any, 0, int(n))
-	for it := l.Iterator(); it.HasNext() == types.True; {
-		e, err := toJSON(it.Next())
+	for it := l.Iterator(); it.HasNext() == types.True && *left >= 0; {
+		v := it.Next()
+		element(v, left)
+		e, err := jsonValue(v, left)
 		if err != nil {
 			return nil, err
 		}
@@ -86,16 +133,23 @@ func listJSON(l traits.Lister) (any, error) {
 	return out, nil
 }
 
-func mapJSON(m traits.Mapper) (any, error) {
+func mapJSON(m traits.Mapper, left *int) (any, error) {
 	n, _ := m.Size().(types.Int)
+	if int64(n) > int64(*left/ElementBytes) {
+		*left = -1
+		return nil, nil
+	}
 	out := make(map[string]any, int(n))
-	for it := m.Iterator(); it.HasNext() == types.True; {
+	for it := m.Iterator(); it.HasNext() == types.True && *left >= 0; {
 		k := it.Next()
 		key, err := keyText(k)
 		if err != nil {
 			return nil, err
 		}
-		e, err := toJSON(m.Get(k))
+		v := m.Get(k)
+		element(v, left)
+		*left -= len(key)
+		e, err := jsonValue(v, left)
 		if err != nil {
 			return nil, err
 		}
@@ -140,10 +194,11 @@ func durationText(d time.Duration) string {
 	return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 }
 
-// copyNative deep-copies native JSON data into canonical form. It reports
-// false when it meets a value it does not know, so the caller can take the
-// slower CEL path.
-func copyNative(v any) (any, bool) {
+// copyNative deep-copies native JSON data into canonical form, taking the
+// cost of its contents from *left (see toJSON). It reports false when it
+// meets a value it does not know, so the caller can take the slower CEL
+// path; once *left is negative it stops, returning anything.
+func copyNative(v any, left *int) (any, bool) {
 	switch x := v.(type) {
 	case nil, bool, int64, float64, string:
 		return x, true
@@ -156,7 +211,10 @@ func copyNative(v any) (any, bool) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			c, ok := copyNative(e)
+			if element(e, left); *left < 0 {
+				return nil, true
+			}
+			c, ok := copyNative(e, left)
 			if !ok {
 				return nil, false
 			}
@@ -166,13 +224,20 @@ func copyNative(v any) (any, bool) {
 	case []string:
 		out := make([]any, len(x))
 		for i, e := range x {
+			if element(e, left); *left < 0 {
+				return nil, true
+			}
 			out[i] = e
 		}
 		return out, true
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			c, ok := copyNative(e)
+			if element(e, left); *left < 0 {
+				return nil, true
+			}
+			*left -= len(k)
+			c, ok := copyNative(e, left)
 			if !ok {
 				return nil, false
 			}
@@ -182,6 +247,10 @@ func copyNative(v any) (any, bool) {
 	case map[string]string:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
+			if element(e, left); *left < 0 {
+				return nil, true
+			}
+			*left -= len(k)
 			out[k] = e
 		}
 		return out, true

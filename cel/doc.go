@@ -11,6 +11,10 @@
 // nil, []any and map[string]any; bytes become base64 text, timestamps and
 // durations become the text Python's str() gives them.
 //
+// Every evaluation is bounded by Limits (DefaultCost, DefaultSize unless
+// the Env is built WithLimits): past a limit it fails with a *LimitError
+// wrapping ErrCostLimit or ErrSizeLimit.
+//
 // CheckExpr, CheckTemplate and CheckValue validate without evaluating and
 // report problems with CrewAI's message texts, for the flow loader.
 package cel

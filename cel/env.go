@@ -2,8 +2,12 @@ package cel
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	celgo "cel.dev/cel-go/cel"
+	"cel.dev/cel-go/checker"
+	"cel.dev/cel-go/common/ast"
 	celenv "cel.dev/cel-go/common/env"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -36,17 +40,27 @@ const CacheSize = 2048
 type Env struct {
 	env       *celgo.Env
 	progOpts  []celgo.ProgramOption
+	limits    Limits
+	sigs      func() map[string][]signature // the overloads, read on first use
 	programs  *lru.Cache[string, *Program]  // normalised source -> program
 	templates *lru.Cache[string, *Template] // template text -> template
 }
 
 // NewEnv returns an environment with cel-go's standard library, the ext
 // string functions and two-variable comprehensions, and the variables state,
-// outputs and item declared as dyn.
+// outputs and item declared as dyn. Evaluations are bounded by the default
+// Limits unless WithLimits says otherwise.
 //
 // size(null) is 0, as in celpy, the CEL implementation CrewAI uses.
-func NewEnv() (*Env, error) {
-	env, err := celgo.NewCustomEnv(
+func NewEnv(opts ...EnvOption) (*Env, error) {
+	var cfg envConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	limits := cfg.limits.withDefaults()
+	envOpts := []celgo.EnvOption{
 		celgo.StdLib(celgo.StdLibSubset(
 			celenv.NewLibrarySubset().AddExcludedFunctions(&celenv.Function{Name: "size"}),
 		)),
@@ -56,12 +70,22 @@ func NewEnv() (*Env, error) {
 		celgo.Variable(RootState, celgo.DynType),
 		celgo.Variable(RootOutputs, celgo.DynType),
 		celgo.Variable(RootItem, celgo.DynType),
-	)
+	}
+	if limits.checksSize() {
+		guards, err := sizeGuards(limits.Size)
+		if err != nil {
+			return nil, err
+		}
+		envOpts = append(envOpts, guards...)
+	}
+	env, err := celgo.NewCustomEnv(envOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("cel: building the CEL environment: %w", err)
 	}
 	return &Env{
 		env:       env,
+		limits:    limits,
+		sigs:      sync.OnceValue(func() map[string][]signature { return readSignatures(env) }),
 		programs:  lru.New[string, *Program](CacheSize),
 		templates: lru.New[string, *Template](CacheSize),
 		progOpts: []celgo.ProgramOption{
@@ -128,17 +152,89 @@ func (e *Env) compileSource(src string) (*Program, *CompileError) {
 	// A type-checked AST evaluates faster (no namespace guessing for state.x).
 	// Checking can reject what celpy runs (1 + 1.0 fails only at run time
 	// there), so an expression that does not check runs unchecked.
-	ast := parsed
+	a := parsed
 	if checked, ciss := e.env.Check(parsed); ciss == nil || ciss.Err() == nil {
-		ast = checked
+		a = checked
 	}
-	prg, err := e.env.Program(ast, e.progOpts...)
-	if err != nil && ast != parsed {
-		prg, err = e.env.Program(parsed, e.progOpts...)
+	prg, err := e.env.Program(a, e.programOptions(a, a != parsed)...)
+	if err != nil && a != parsed {
+		prg, err = e.env.Program(parsed, e.programOptions(parsed, false)...)
 	}
 	if err != nil {
 		return nil, &CompileError{Code: CodeInvalid, Expr: src, Message: invalidText("", src, err.Error())}
 	}
-	p := &Program{expr: src, prg: prg, loops: hasComprehension(parsed.NativeRep().Expr())}
+	p := &Program{expr: src, prg: prg, loops: hasComprehension(parsed.NativeRep().Expr()), limits: e.limits}
 	return e.programs.Add(src, p), nil
+}
+
+// programOptions returns the options of the program for ast: the common
+// ones, a size check on the calls that can produce large values, and cost
+// tracking, which costs an allocation per evaluation, where it is needed.
+func (e *Env) programOptions(a *celgo.Ast, checked bool) []celgo.ProgramOption {
+	opts := slices.Clip(e.progOpts)
+	if e.limits.checksSize() {
+		sized := func(int64) bool { return true }
+		if checked {
+			sized = func(id int64) bool { return mayBeLarge(a.NativeRep().GetType(id)) }
+		}
+		opts = append(opts, sizeDecorator(e.limits.Size, sized))
+	}
+	if e.limits.tracksCost() && e.needsCostTracking(a, checked) {
+		opts = append(opts, celgo.CostLimit(e.limits.Cost))
+	}
+	return opts
+}
+
+// loopFreeCalls is how many calls an expression without comprehensions may
+// make and still run without cost tracking.
+const loopFreeCalls = 32
+
+// needsCostTracking reports whether evaluating ast might cost more than the
+// limit. Without comprehensions, each call runs once and, with the size
+// checks, works on values of bounded size: a few dozen calls cannot do
+// much. Otherwise cel-go's static estimate decides, when the expression
+// type-checks; it is unbounded as soon as the work depends on the data.
+func (e *Env) needsCostTracking(a *celgo.Ast, checked bool) bool {
+	if e.limits.checksSize() {
+		calls, loops := 0, false
+		ast.PostOrderVisit(a.NativeRep().Expr(), ast.NewExprVisitor(func(x ast.Expr) {
+			switch x.Kind() {
+			case ast.CallKind:
+				calls++
+			case ast.ComprehensionKind:
+				loops = true
+			}
+		}))
+		if !loops && calls <= loopFreeCalls {
+			return false
+		}
+	}
+	if !checked {
+		return true
+	}
+	est, err := e.env.EstimateCost(a, unknownSizes{})
+	return err != nil || est.Max > e.limits.Cost
+}
+
+// mayBeLarge reports whether a value of type t can be a string, bytes, a
+// list or a map.
+func mayBeLarge(t *types.Type) bool {
+	switch t.Kind() {
+	case types.BoolKind, types.IntKind, types.UintKind, types.DoubleKind, types.NullTypeKind,
+		types.TimestampKind, types.DurationKind, types.TypeKind:
+		return false
+	}
+	return true
+}
+
+// unknownSizes is a cost estimator that knows nothing of the variables'
+// sizes, so any cost that depends on them is unbounded.
+type unknownSizes struct{}
+
+// EstimateSize implements checker.CostEstimator.
+func (unknownSizes) EstimateSize(checker.AstNode) *checker.SizeEstimate { return nil }
+
+// EstimateCallCost implements checker.CostEstimator.
+func (unknownSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
 }

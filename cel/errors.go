@@ -14,6 +14,9 @@ const (
 	CodeEmpty                = "cel-empty"             // a full-CEL field is empty
 	CodeInvalid              = "cel-invalid"           // the expression does not parse
 	CodeUnknownRoot          = "cel-unknown-root"      // the expression reads a root that is not allowed
+	CodeUnknownFunction      = "cel-unknown-function"  // the expression calls a function that does not exist
+	CodeType                 = "cel-type"              // a call no overload accepts, whatever the data
+	CodeAlwaysFails          = "cel-always-fails"      // a part that reads no variable fails when evaluated
 	CodeTemplateUnterminated = "template-unterminated" // a ${ has no closing }
 	CodeTemplateInvalid      = "template-invalid"      // text after ${ is not CEL tokens
 	CodeTemplateEmpty        = "template-empty"        // ${} or ${   }

@@ -42,6 +42,7 @@ func FuzzCheckExpr(f *testing.F) {
 	for _, s := range []string{
 		"", "state.x", "${ outputs.a }", "state.", "a.all(x, x > b)", "{'a': 1}.a", "m.all(k, v, k == v)",
 		"Foo{a: 1}", ".state", "'é' + x", "1 +\n y",
+		"state.x.upper()", "int('abc') + state.y", "state.s.matches('(')", "1 ? state.a : 'b'", "state.x * 'a'",
 	} {
 		f.Add(s)
 	}

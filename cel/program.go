@@ -2,6 +2,7 @@ package cel
 
 import (
 	"context"
+	"errors"
 
 	celgo "cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
@@ -46,9 +47,10 @@ func (a *activation) Parent() interpreter.Activation { return nil }
 
 // Program is a compiled expression. It is safe for concurrent use.
 type Program struct {
-	expr  string
-	prg   celgo.Program
-	loops bool // has a comprehension, so a long run can be cancelled
+	expr   string
+	prg    celgo.Program
+	loops  bool // has a comprehension, so a long run can be cancelled
+	limits Limits
 }
 
 // Expr returns the expression source the program was compiled from (stripped
@@ -62,7 +64,7 @@ func (p *Program) Eval(ctx context.Context, v *Vars) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := toJSON(val)
+	out, err := toJSON(val, p.limits.Size)
 	if err != nil {
 		return nil, &EvalError{Expr: p.expr, Cause: err}
 	}
@@ -91,6 +93,10 @@ func (p *Program) eval(ctx context.Context, v *Vars) (ref.Val, error) {
 		out, _, err = p.prg.Eval(act)
 	}
 	if err != nil {
+		var cancel interpreter.EvalCancelledError
+		if errors.As(err, &cancel) && cancel.Cause == interpreter.CostLimitExceeded {
+			err = &LimitError{Err: ErrCostLimit, Limit: p.limits.Cost}
+		}
 		return nil, &EvalError{Expr: p.expr, Cause: err}
 	}
 	return out, nil

@@ -147,7 +147,7 @@ func (t *Template) Render(ctx context.Context, v *Vars) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		buf, err = appendText(buf, val)
+		buf, err = appendText(buf, val, p.prog.limits.Size)
 		if err != nil {
 			return nil, &EvalError{Expr: p.prog.expr, Cause: err}
 		}
@@ -157,7 +157,7 @@ func (t *Template) Render(ctx context.Context, v *Vars) (any, error) {
 }
 
 // appendText appends the text a value takes in a mixed template.
-func appendText(dst []byte, v ref.Val) ([]byte, error) {
+func appendText(dst []byte, v ref.Val, limit int) ([]byte, error) {
 	switch x := v.(type) {
 	case types.String:
 		return append(dst, x...), nil
@@ -176,7 +176,7 @@ func appendText(dst []byte, v ref.Val) ([]byte, error) {
 	case types.Duration:
 		return append(dst, durationText(x.Duration)...), nil
 	}
-	out, err := toJSON(v)
+	out, err := toJSON(v, limit)
 	if err != nil {
 		return dst, err
 	}

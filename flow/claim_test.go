@@ -329,8 +329,9 @@ func TestRunReleasesItsClaimHoweverItEnds(t *testing.T) {
 schema: crewai.flow/v1
 name: Fails
 persist: {enabled: true}
+state: {type: dict, default: {word: x}}
 methods:
-  a: {start: true, do: {call: expression, expr: "int('x')"}}
+  a: {start: true, do: {call: expression, expr: "int(state.word)"}}
 `},
 		{"paused", `
 schema: crewai.flow/v1

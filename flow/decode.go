@@ -27,6 +27,9 @@ type decoder struct {
 	celJobs   []celJob
 	curMethod int
 	curSteps  []string
+	// suggestBudget is the work left for "did you mean" hints on the
+	// flow's own names (see suggester).
+	suggestBudget int
 }
 
 func newDecoder(source string, src []byte, root *node) *decoder {
@@ -164,6 +167,9 @@ func (d *decoder) str(path string, n *node) string {
 	if s, ok := n.value.(string); ok && n.kind == scalarNode {
 		return s
 	}
+	if n.outOfRange() {
+		return ""
+	}
 	d.errorf(path, "string_type", "Input should be a valid string [type=string_type], got %s", n.describe())
 	return ""
 }
@@ -184,7 +190,7 @@ func (d *decoder) boolean(path string, n *node) bool {
 		}
 		return false
 	}
-	if b, ok := laxBool(n.value); ok {
+	if b, ok := laxBool(n.value); ok || n.outOfRange() {
 		return b
 	}
 	d.errorf(path, "bool_parsing", "Input should be a valid boolean [type=bool_parsing]: use true or false")
@@ -241,6 +247,8 @@ func (d *decoder) optInt(path string, n *node) *int {
 		if i, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
 			return &i
 		}
+	case bigInt:
+		return nil
 	}
 	d.errorf(path, "int_type", "Input should be a valid integer [type=int_type], got %s", n.describe())
 	return nil
@@ -299,9 +307,12 @@ func (d *decoder) exprData(path string, n *node) any {
 	if s, ok := n.value.(string); ok && d.scalars != nil && strings.Contains(s, "${") {
 		d.scalars[path] = n
 	}
-	if t, ok := n.value.(timestamp); ok {
-		d.errorf(path, "expression_data", "an unquoted date (%s) is not valid expression data; quote it to make it a string", string(t))
-		return string(t)
+	switch v := n.value.(type) {
+	case timestamp:
+		d.errorf(path, "expression_data", "an unquoted date (%s) is not valid expression data; quote it to make it a string", string(v))
+		return string(v)
+	case bigInt:
+		return string(v)
 	}
 	return n.value
 }

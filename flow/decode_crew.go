@@ -25,6 +25,7 @@ func (d *decoder) agent(path string, n *node, name string, action bool) *Agent {
 		keys = append(append([]string(nil), agentKeys...), "input", "response_format")
 	}
 	f := d.fields(path, n, extraAllow, keys...)
+	d.warnUnknownKeys(path, n, agentBlock)
 	a := &Agent{Name: name}
 	a.Role = d.optStr(join(path, "role"), f["role"])
 	a.Goal = d.optStr(join(path, "goal"), f["goal"])
@@ -35,11 +36,13 @@ func (d *decoder) agent(path string, n *node, name string, action bool) *Agent {
 			d.errorf(join(path, "settings"), "agent_settings", "agent.settings must be a mapping")
 		} else {
 			a.Settings = d.anyMap(join(path, "settings"), v, "agent.settings")
+			d.warnUnknownKeys(join(path, "settings"), v, agentBlock)
 		}
 	}
 	if v := f["llm"]; v != nil {
 		a.LLM = d.llm(join(path, "llm"), v)
 	}
+	d.warnUnknownLLMKeys(join(path, "function_calling_llm"), f["function_calling_llm"])
 	a.Tools = d.tools(join(path, "tools"), f["tools"])
 	a.AllowDelegation = d.optBool(join(path, "allow_delegation"), f["allow_delegation"])
 	a.MaxIter = d.optInt(join(path, "max_iter"), f["max_iter"])
@@ -133,6 +136,10 @@ func (d *decoder) crew(path string, n *node) *Crew {
 		return nil
 	}
 	f := d.fields(path, n, extraAllow, crewKeys...)
+	d.warnUnknownKeys(path, n, crewBlock)
+	for _, k := range []string{"planning_llm", "chat_llm", "function_calling_llm"} {
+		d.warnUnknownLLMKeys(join(path, k), f[k])
+	}
 	c := &Crew{}
 	c.Name = d.optStr(join(path, "name"), f["name"])
 	c.Process = d.optStr(join(path, "process"), f["process"])
@@ -234,6 +241,7 @@ func (d *decoder) tasks(path string, n *node) []*Task {
 			continue
 		}
 		f := d.fields(p, it, extraAllow, taskKeys...)
+		d.warnUnknownKeys(p, it, taskBlock)
 		t := &Task{}
 		if v, ok := d.required(p, f, "description"); ok {
 			t.Description = d.str(join(p, "description"), v)

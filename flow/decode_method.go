@@ -74,6 +74,8 @@ func (d *decoder) start(path string, n *node) Start {
 		if b, ok := laxBool(v); ok {
 			return Start{Always: b}
 		}
+	case bigInt:
+		return Start{}
 	}
 	d.errorf(path, "start_type", "start must be true, an event name or an {and: [...]}/{or: [...]} mapping, got %s", n.describe())
 	return Start{}
@@ -86,6 +88,9 @@ func (d *decoder) condition(path string, n *node) *Condition {
 	switch n.kind {
 	case scalarNode:
 		s, ok := n.value.(string)
+		if !ok && n.outOfRange() {
+			return nil
+		}
 		if !ok {
 			d.errorf(path, "condition_type", "a condition must be an event name or an {and: [...]}/{or: [...]} mapping, got %s", n.describe())
 			return nil

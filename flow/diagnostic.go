@@ -49,12 +49,13 @@ type Diagnostic struct {
 	Severity Severity `json:"severity"`
 	// Code is a stable rule identifier: pydantic's error type where CrewAI
 	// raises one (missing, extra_forbidden, dict_type, literal_error,
-	// union_tag_invalid, ...), the CEL rule (cel_empty, cel_invalid,
-	// cel_unknown_root, template_unterminated, template_empty), CrewAI's
-	// issue code (emit_without_router, human_feedback_llm_required, ...) or
-	// Troupe's own (syntax, not_mapping, unknown_event, unreachable,
-	// router_without_trigger, unknown_output, output_not_ready,
-	// unknown_key, duplicate_key, ...).
+	// union_tag_invalid, greater_than_equal, ...), the CEL rule (cel_empty,
+	// cel_invalid, cel_unknown_root, template_unterminated, template_empty,
+	// and Troupe's cel_unknown_function, cel_type, cel_always_fails),
+	// CrewAI's issue code (emit_without_router, human_feedback_llm_required,
+	// ...) or Troupe's own (syntax, not_mapping, too_large, int_range,
+	// unknown_event, unreachable, router_without_trigger, unknown_output,
+	// output_not_ready, unknown_key, duplicate_key, ...).
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }

@@ -75,9 +75,11 @@ func NewEngine(opts ...Option) *Engine {
 		python:       "python3",
 	}
 	e.cacheSize = DefaultProgramCache
-	e.env, e.envErr = cel.NewEnv()
 	for _, o := range opts {
 		o(e)
+	}
+	if e.env == nil && e.envErr == nil {
+		e.env, e.envErr = cel.NewEnv()
 	}
 	e.cache = lru.New[*Definition, *Program](e.cacheSize)
 	return e

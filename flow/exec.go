@@ -220,25 +220,25 @@ func (e *Engine) compileEach(def *Definition, method string, a *Action) (execFn,
 	return func(ctx context.Context, r *run, sc *scope, _ any) (any, error) {
 		v, err := r.eval(ctx, in, &scope{method: sc.method})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("each.in: %w", err)
 		}
 		items, ok := v.([]any)
 		if !ok {
 			return nil, fmt.Errorf("%w (got %s)", errEachNotList, typeName(v))
 		}
 		results := make([]any, 0, len(items))
-		for _, item := range items {
+		for i, item := range items {
 			local := &scope{method: sc.method, item: item, hasItem: true, local: map[string]any{}}
 			var last any
 			for _, s := range steps {
 				if s.cond != nil {
 					ok, err := r.eval(ctx, s.cond, local)
 					if err != nil {
-						return nil, err
+						return nil, stepError(s.name, i, err)
 					}
 					b, isBool := ok.(bool)
 					if !isBool {
-						return nil, fmt.Errorf("step %q: %w (got %s)", s.name, errIfNotBool, typeName(ok))
+						return nil, stepError(s.name, i, fmt.Errorf("%w (got %s)", errIfNotBool, typeName(ok)))
 					}
 					if !b {
 						continue
@@ -246,7 +246,7 @@ func (e *Engine) compileEach(def *Definition, method string, a *Action) (execFn,
 				}
 				out, err := s.run(ctx, r, local, nil)
 				if err != nil {
-					return nil, err
+					return nil, stepError(s.name, i, err)
 				}
 				out = normalize(out)
 				local.local[s.name] = out
@@ -256,6 +256,12 @@ func (e *Engine) compileEach(def *Definition, method string, a *Action) (execFn,
 		}
 		return results, nil
 	}, nil
+}
+
+// stepError says which step of an each action failed, and on which item
+// (counted from 0, as state.items[i] counts).
+func stepError(step string, item int, err error) error {
+	return fmt.Errorf("step %q (item %d): %w", step, item, err)
 }
 
 func typeName(v any) string {

@@ -23,6 +23,9 @@ func FuzzParse(f *testing.F) {
 		"name: [unclosed\n",
 		"? [complex, key]\n: value\nname: F\n",
 		"name: !!binary aGVsbG8=\nconfig: {max_method_calls: 1e400}\n",
+		"name: F\nstate: {type: dict, default: {n: 99999999999999999999, m: &m -0x8000000000000000, k: *m}}\n",
+		"name: F\nmethods:\n  a: {start: true, do: {call: crew, with: {agents: {r: {rol: x}}, tasks: [{description: d, expected_output: o, agnt: r}]}}}\n",
+		"name: F\nmethods:\n  a: {start: true, do: {call: expression, expr: \"int('x') + item.upper()\"}}\n",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,8 +15,9 @@ import (
 
 // Load reads and validates a definition file (YAML or JSON). On failure the
 // error is a Diagnostics listing every problem with its line and column.
-func Load(path string) (*Definition, error) {
-	def, diags := CheckFile(path)
+// Warnings do not stop loading; they are in the definition's Warnings.
+func Load(path string, opts ...LoadOption) (*Definition, error) {
+	def, diags := CheckFile(path, opts...)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -23,9 +25,10 @@ func Load(path string) (*Definition, error) {
 }
 
 // Parse reads and validates a definition from memory. source names it in
-// diagnostics (a file name, or "" for none).
-func Parse(data []byte, source string) (*Definition, error) {
-	def, diags := Check(data, source)
+// diagnostics (a file name, or "" for none). Warnings do not stop parsing;
+// they are in the definition's Warnings.
+func Parse(data []byte, source string, opts ...LoadOption) (*Definition, error) {
+	def, diags := Check(data, source, opts...)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -35,7 +38,7 @@ func Parse(data []byte, source string) (*Definition, error) {
 // CheckFile is Load that returns every diagnostic, errors and warnings,
 // together with the definition as far as it could be read (nil when the
 // document itself could not be read).
-func CheckFile(path string) (*Definition, Diagnostics) {
+func CheckFile(path string, opts ...LoadOption) (*Definition, Diagnostics) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		cause := err
@@ -54,7 +57,7 @@ func CheckFile(path string) (*Definition, Diagnostics) {
 		return nil, Diagnostics{{File: path, Line: 1, Column: 1, Severity: SeverityError, Code: "empty",
 			Message: "Flow declaration file is empty: " + abs}}
 	}
-	def, diags := check(data, path)
+	def, diags := check(data, path, newLoadOptions(opts))
 	if def != nil {
 		def.Dir = filepath.Dir(abs)
 	}
@@ -63,12 +66,12 @@ func CheckFile(path string) (*Definition, Diagnostics) {
 
 // Check is Parse that returns every diagnostic, errors and warnings,
 // together with the definition as far as it could be read.
-func Check(data []byte, source string) (*Definition, Diagnostics) {
+func Check(data []byte, source string, opts ...LoadOption) (*Definition, Diagnostics) {
 	if isBlank(data) {
 		return nil, Diagnostics{{File: source, Line: 1, Column: 1, Severity: SeverityError, Code: "empty",
 			Message: "Flow declaration contents are empty"}}
 	}
-	return check(data, source)
+	return check(data, source, newLoadOptions(opts))
 }
 
 // isBlank reports whether data is empty or white space only, as Python's
@@ -81,8 +84,13 @@ func isBlank(data []byte) bool {
 
 var yamlLine = regexp.MustCompile(`^line \d+: `)
 
-func check(data []byte, source string) (*Definition, Diagnostics) {
-	root, dups, err := parseNode(data)
+func check(data []byte, source string, o loadOptions) (*Definition, Diagnostics) {
+	doc, err := parseDocument(data, o.aliasLimit(len(data)))
+	var ee *expansionError
+	if errors.As(err, &ee) {
+		return nil, Diagnostics{{File: source, Line: ee.pos.Line, Column: ee.pos.Column, Severity: SeverityError,
+			Code: "too_large", Message: ee.msg}}
+	}
 	if err != nil {
 		// The parser's line numbers are unreliable; say where the text
 		// stops parsing instead, and drop its "line N: " prefix.
@@ -98,13 +106,17 @@ func check(data []byte, source string) (*Definition, Diagnostics) {
 		return nil, Diagnostics{{File: source, Line: p.Line, Column: p.Column, Severity: SeverityError, Code: "syntax",
 			Message: "cannot parse the document: " + msg}}
 	}
+	root := doc.root
 	if root.kind != mapNode {
 		return nil, Diagnostics{{File: source, Line: root.line, Column: root.column, Severity: SeverityError,
 			Code: "not_mapping", Message: fmt.Sprintf("Flow declaration must contain a mapping, got %s", root.describe())}}
 	}
 	d := newDecoder(source, data, root)
-	if len(dups) > 0 {
-		d.reportDuplicates(root, dups)
+	if len(doc.dups) > 0 {
+		d.reportDuplicates(root, doc.dups)
+	}
+	if len(doc.bigInts) > 0 {
+		d.reportBigInts(root, doc.bigInts)
 	}
 	def := d.definition(root)
 	def.Source = source
@@ -149,6 +161,50 @@ func (d *decoder) reportDuplicates(root *node, dups []dupKey) {
 		d.diags = append(d.diags, Diagnostic{File: d.file, Line: dk.pos.Line, Column: dk.pos.Column,
 			Path: join(path, dk.key), Severity: SeverityWarning, Code: "duplicate_key",
 			Message: fmt.Sprintf("key %q is written more than once in this mapping; the last value wins", dk.key)})
+	}
+}
+
+// reportBigInts reports the integers too large for an int64: PyYAML reads
+// them as Python ints, which Troupe cannot hold. Reading them as text or as
+// a rounded float would change them silently, so they are errors, each
+// reported once (an alias repeats its anchor's nodes) with its path.
+func (d *decoder) reportBigInts(root *node, bigInts []bigIntAt) {
+	// todo maps the place of each integer to its path, once found.
+	todo := make(map[Pos]string, len(bigInts))
+	for _, b := range bigInts {
+		todo[b.pos] = ""
+	}
+	var walk func(path string, n *node)
+	walk = func(path string, n *node) {
+		switch n.kind {
+		case mapNode:
+			for i, k := range n.keys {
+				kp := join(path, k)
+				if p, ok := todo[n.keyPos[i]]; ok && p == "" {
+					todo[n.keyPos[i]] = kp
+				}
+				walk(kp, n.vals[i])
+			}
+		case seqNode:
+			for i, it := range n.items {
+				walk(index(path, i), it)
+			}
+		default:
+			if p, ok := todo[n.pos()]; ok && p == "" && n.outOfRange() {
+				todo[n.pos()] = path
+			}
+		}
+	}
+	walk("", root)
+	for _, b := range bigInts {
+		p, ok := todo[b.pos]
+		if !ok {
+			continue
+		}
+		delete(todo, b.pos)
+		d.diags = append(d.diags, Diagnostic{File: d.file, Line: b.pos.Line, Column: b.pos.Column,
+			Path: p, Severity: SeverityError, Code: "int_range",
+			Message: fmt.Sprintf("integer %s does not fit in 64 bits (%d to %d); quote it to keep it as text, or write it with a decimal point to make it a float", b.text, math.MinInt64, math.MaxInt64)})
 	}
 }
 
@@ -349,6 +405,7 @@ func (d *decoder) llm(path string, n *node) *LLMConfig {
 		return nil
 	}
 	f := d.fields(path, n, extraAllow, "model", "max_tokens")
+	d.warnUnknownKeys(path, n, llmBlock)
 	c := &LLMConfig{}
 	if v, ok := d.required(path, f, "model"); ok {
 		c.Model = d.str(join(path, "model"), v)

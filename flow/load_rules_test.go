@@ -191,3 +191,34 @@ func TestValidateBuiltDefinition(t *testing.T) {
 	}
 	assert.Equal(t, []string{"methods.a.do missing", "methods.b.do.ref missing", "methods.c.do.expr cel_unknown_root"}, paths)
 }
+
+func TestMaxMethodCallsMustBePositive(t *testing.T) {
+	tests := []struct {
+		value string
+		ok    bool
+	}{
+		{"-1", false},
+		{"0", false},
+		{"'-5'", false},
+		{"1", true},
+		{"100", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			src := "name: F\nconfig:\n  max_method_calls: " + tt.value + "\nmethods:\n  a: {start: true, do: {call: expression, expr: '1'}}\n"
+			_, ds := flow.Check([]byte(src), "f.yaml")
+			if tt.ok {
+				assert.False(t, ds.HasErrors(), "%v", ds)
+				return
+			}
+			d, ok := find(ds, "config.max_method_calls", "greater_than_equal")
+			require.True(t, ok, "%v", ds)
+			assert.Equal(t, flow.SeverityError, d.Severity)
+			assert.Equal(t, 3, d.Line)
+			assert.Contains(t, d.Message, "greater than or equal to 1")
+		})
+	}
+	_, err := flow.New("F").MaxMethodCalls(-1).Method("a", flow.Expr("1")).Start().Flow().Build()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "config.max_method_calls")
+}

@@ -549,3 +549,104 @@ func TestDiagnosticsRoundTripThroughJSON(t *testing.T) {
 	assert.Equal(t, ds, back)
 	assert.Error(t, json.Unmarshal([]byte(`[{"severity": "fatal"}]`), &back))
 }
+
+func TestOutOfRangeIntegersAreErrors(t *testing.T) {
+	huge := "1" + strings.Repeat("0", 100)
+	tests := []struct{ name, src, path, at string }{
+		{"2^63 in state", "name: F\nstate:\n  type: dict\n  default: {n: 9223372036854775808}\n", "state.default.n", "9223372036854775808"},
+		{"100 digits in with", "name: F\nmethods:\n  a:\n    start: true\n    do: {ref: 'm:f', with: {n: " + huge + "}}\n", "methods.a.do.with.n", huge},
+		{"below the int64 range", "name: F\nstate: {type: dict, default: {n: -9223372036854775809}}\n", "state.default.n", "-9223372036854775809"},
+		{"hex", "name: F\nstate: {type: dict, default: {n: 0x1ffffffffffffffff}}\n", "state.default.n", "0x1"},
+		{"sexagesimal", "name: F\nstate: {type: dict, default: {n: 1:00:00:00:00:00:00:00:00:00:00:00}}\n", "state.default.n", "1:00"},
+		{"as a key", "name: F\nstate: {type: dict, default: {" + huge + ": x}}\n", "state.default." + huge, huge},
+		{"in max_method_calls", "name: F\nconfig: {max_method_calls: 9223372036854775808}\n", "config.max_method_calls", "9223372036854775808"},
+		{"through an alias, once", "name: F\nstate: {type: dict, default: {a: &n 9223372036854775808, b: *n, c: *n}}\n", "state.default.a", "&n 9223372036854775808"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ds := check(t, tt.src)
+			require.Len(t, ds.Errors(), 1, "%v", ds)
+			d := ds.Errors()[0]
+			assert.Equal(t, "int_range", d.Code)
+			assert.Equal(t, tt.path, d.Path)
+			before := tt.src[:strings.Index(tt.src, tt.at)]
+			line := strings.Count(before, "\n") + 1
+			column := len(before) - strings.LastIndex(before, "\n")
+			assert.Equal(t, [2]int{line, column}, [2]int{d.Line, d.Column})
+			assert.Contains(t, d.Message, "does not fit in 64 bits")
+		})
+	}
+}
+
+func TestInt64BoundsLoadAsIntegers(t *testing.T) {
+	def, ds := check(t, "name: F\nstate: {type: dict, default: {max: 9223372036854775807, min: -9223372036854775808, hex: 0x7fffffffffffffff, quoted: '9223372036854775808'}}\n")
+	require.False(t, ds.HasErrors(), "%v", ds)
+	assert.Equal(t, map[string]any{"max": int64(math.MaxInt64), "min": int64(math.MinInt64), "hex": int64(math.MaxInt64), "quoted": "9223372036854775808"}, def.State.Default)
+}
+
+// A string that reads as a too-large integer is quoted when written back,
+// so that the written definition loads again.
+func TestOutOfRangeIntegerTextRoundTrips(t *testing.T) {
+	def, ds := check(t, "name: F\nstate: {type: dict, default: {n: '99999999999999999999'}}\nmethods:\n  a: {start: true, do: {call: expression, expr: state.n}}\n")
+	require.False(t, ds.HasErrors(), "%v", ds)
+	out, err := def.YAML()
+	require.NoError(t, err)
+	again, ds := check(t, string(out))
+	require.False(t, ds.HasErrors(), "%s\n%v", out, ds)
+	assert.Equal(t, "99999999999999999999", again.State.Default["n"])
+}
+
+// One large anchored string aliased many times expands to far more than
+// the document; loading stops at the alias that crosses the limit.
+func TestAliasExpansionIsBoundedInBytes(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	var b strings.Builder
+	b.WriteString("name: F\nstate:\n  type: dict\n  default:\n    s: &s " + big + "\n    copies:\n")
+	const aliasLine = 7 // the line of the first "- *s"
+	for range 1000 {
+		b.WriteString("      - *s\n")
+	}
+	data := []byte(b.String())
+	// Each alias copies the string plus one byte for its node.
+	limit := max(flow.DefaultMaxAliasBytes, 10*len(data))
+	crossing := limit/(len(big)+1) + 1
+
+	_, ds := flow.Check(data, "f.yaml")
+	require.Len(t, ds, 1, "%v", ds)
+	d := ds[0]
+	assert.Equal(t, "too_large", d.Code)
+	assert.Equal(t, flow.SeverityError, d.Severity)
+	assert.Equal(t, [2]int{aliasLine + crossing - 1, 9}, [2]int{d.Line, d.Column})
+	assert.Contains(t, d.Message, fmt.Sprint(limit))
+	assert.Contains(t, d.Message, "flow.WithMaxAliasBytes")
+
+	_, err := flow.Parse(data, "f.yaml", flow.WithMaxAliasBytes(-1))
+	assert.NoError(t, err, "no byte limit")
+}
+
+func TestWithMaxAliasBytes(t *testing.T) {
+	src := "name: F\nstate: {type: dict, default: {a: &a [one, two], b: *a}}\n"
+	tests := []struct {
+		name string
+		opts []flow.LoadOption
+		ok   bool
+	}{
+		{"default", nil, true},
+		{"enough", []flow.LoadOption{flow.WithMaxAliasBytes(9)}, true},
+		{"too little", []flow.LoadOption{flow.WithMaxAliasBytes(8)}, false},
+		{"no limit", []flow.LoadOption{flow.WithMaxAliasBytes(-1)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The alias copies a list and two strings: 1 + 4 + 4 bytes.
+			_, ds := flow.Check([]byte(src), "f.yaml", tt.opts...)
+			if tt.ok {
+				assert.Empty(t, ds)
+				return
+			}
+			require.Len(t, ds, 1)
+			assert.Equal(t, "too_large", ds[0].Code)
+			assert.Equal(t, [2]int{2, 52}, [2]int{ds[0].Line, ds[0].Column})
+		})
+	}
+}

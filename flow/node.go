@@ -52,6 +52,12 @@ const (
 // data; the loader reports it where data is expected.
 type timestamp string
 
+// bigInt is an unquoted integer that does not fit in an int64, such as
+// 9223372036854775808. PyYAML reads it as a Python int; Troupe has no such
+// integers and reports it as an error instead of silently reading text or
+// a rounded float (see converter.bigInts).
+type bigInt string
+
 func (n *node) pos() Pos { return Pos{n.line, n.column} }
 
 // get returns the value of key in a mapping node.
@@ -65,6 +71,13 @@ func (n *node) get(key string) (*node, bool) {
 }
 
 func (n *node) isNull() bool { return n.kind == scalarNode && n.value == nil }
+
+// outOfRange reports whether n is an integer too large for an int64, which
+// the loader has reported already (see reportBigInts).
+func (n *node) outOfRange() bool {
+	_, ok := n.value.(bigInt)
+	return ok
+}
 
 // describe names the node's type the way pydantic does in messages.
 func (n *node) describe() string {
@@ -85,6 +98,8 @@ func (n *node) describe() string {
 		return "number"
 	case timestamp:
 		return "date (quote it to make it a string)"
+	case bigInt:
+		return "integer out of range"
 	}
 	return "string"
 }
@@ -106,8 +121,11 @@ func (n *node) data() any {
 		}
 		return l
 	}
-	if t, ok := n.value.(timestamp); ok {
-		return string(t)
+	switch v := n.value.(type) {
+	case timestamp:
+		return string(v)
+	case bigInt:
+		return string(v)
 	}
 	return n.value
 }
@@ -117,39 +135,79 @@ func (n *node) data() any {
 // written out in the text need no bound: the text already holds them.
 const maxAliasNodes = 1 << 17
 
-var errTooLarge = errors.New("document expands to too many nodes (alias expansion)")
+// expansionError reports a document that alias expansion makes too large,
+// at the alias (written in the document, not inside an anchor) whose
+// expansion crosses the limit.
+type expansionError struct {
+	pos Pos
+	msg string
+}
 
-// parseNode parses one YAML (or JSON) document. Like PyYAML's safe_load it
-// rejects a stream with a second document. dups lists keys written twice.
-func parseNode(data []byte) (root *node, dups []dupKey, err error) {
+func (e *expansionError) Error() string { return e.msg }
+
+// document is a parsed YAML (or JSON) document and what the parser noticed
+// on the way that the decoder reports.
+type document struct {
+	root *node
+	// dups lists keys written twice in one mapping.
+	dups []dupKey
+	// bigInts lists the integers too large for an int64, in source order
+	// (an alias repeats the ones of its anchor).
+	bigInts []bigIntAt
+}
+
+// bigIntAt is an integer too large for an int64 and where it is written.
+type bigIntAt struct {
+	text string
+	pos  Pos
+}
+
+// parseNode parses one YAML (or JSON) document with the default limits;
+// see parseDocument.
+func parseNode(data []byte) (*node, []dupKey, error) {
+	doc, err := parseDocument(data, loadOptions{}.aliasLimit(len(data)))
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc.root, doc.dups, nil
+}
+
+// parseDocument parses one YAML (or JSON) document. Like PyYAML's safe_load
+// it rejects a stream with a second document. Alias expansion may add at
+// most aliasLimit bytes (none when negative) and maxAliasNodes nodes.
+func parseDocument(data []byte, aliasLimit int) (doc *document, err error) {
 	defer func() {
 		// The YAML parser is third-party code; a panic on hostile input
 		// must still end as a diagnostic.
 		if r := recover(); r != nil {
-			root, dups, err = nil, nil, fmt.Errorf("the YAML parser failed: %v", r)
+			doc, err = nil, fmt.Errorf("the YAML parser failed: %v", r)
 		}
 	}()
+	empty := &document{root: &node{kind: scalarNode, line: 1, column: 1}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	var y yaml.Node
+	if err := dec.Decode(&y); err != nil {
 		if errors.Is(err, io.EOF) {
-			return &node{kind: scalarNode, line: 1, column: 1}, nil, nil
+			return empty, nil
 		}
-		return nil, nil, err
+		return nil, err
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == nil:
-		return nil, nil, &docError{line: next.Line}
+		return nil, &docError{line: next.Line}
 	case !errors.Is(err, io.EOF):
-		return nil, nil, err
+		return nil, err
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return &node{kind: scalarNode, line: 1, column: 1}, nil, nil
+	if y.Kind == 0 || len(y.Content) == 0 {
+		return empty, nil
 	}
-	c := converter{}
-	root, err = c.convert(doc.Content[0], 0)
-	return root, c.dups, err
+	c := converter{aliasLimit: aliasLimit}
+	root, err := c.convert(y.Content[0], 0)
+	if err != nil {
+		return nil, err
+	}
+	return &document{root: root, dups: c.dups, bigInts: c.bigInts}, nil
 }
 
 // docError reports a second YAML document in the stream.
@@ -168,11 +226,16 @@ type dupKey struct {
 }
 
 type converter struct {
-	// aliased counts the nodes copied by alias expansion; inAlias is the
-	// depth of aliases being expanded.
-	aliased int
-	inAlias int
-	dups    []dupKey
+	// aliased counts the nodes copied by alias expansion, aliasBytes their
+	// bytes, against aliasLimit (none when negative); inAlias is the depth
+	// of aliases being expanded, aliasAt the place of the outermost one.
+	aliased    int
+	aliasBytes int
+	aliasLimit int
+	inAlias    int
+	aliasAt    Pos
+	dups       []dupKey
+	bigInts    []bigIntAt
 	// slab hands out nodes from chunks, to allocate less often.
 	slab []node
 }
@@ -190,7 +253,11 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	if c.inAlias > 0 {
 		c.aliased++
 		if c.aliased > maxAliasNodes {
-			return nil, errTooLarge
+			return nil, &expansionError{c.aliasAt, fmt.Sprintf("document expands to too many nodes (alias expansion): aliases may copy at most %d nodes, and this alias goes past that", maxAliasNodes)}
+		}
+		c.aliasBytes += len(y.Value) + 1
+		if c.aliasLimit >= 0 && c.aliasBytes > c.aliasLimit {
+			return nil, &expansionError{c.aliasAt, fmt.Sprintf("document expands past its alias limit: aliases may add at most %d bytes, and this alias goes past that (a Go caller can change the limit with flow.WithMaxAliasBytes)", c.aliasLimit)}
 		}
 	}
 	if depth > 500 {
@@ -201,6 +268,9 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	case yaml.AliasNode:
 		if y.Alias == nil {
 			return nil, fmt.Errorf("line %d: unknown alias", y.Line)
+		}
+		if c.inAlias == 0 {
+			c.aliasAt = Pos{y.Line, y.Column}
 		}
 		c.inAlias++
 		a, err := c.convert(y.Alias, depth+1)
@@ -253,6 +323,9 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 		return n, nil
 	}
 	n.value = resolveScalar(y)
+	if b, ok := n.value.(bigInt); ok {
+		c.bigInts = append(c.bigInts, bigIntAt{string(b), n.pos()})
+	}
 	switch {
 	case y.Style&yaml.SingleQuotedStyle != 0:
 		n.style = singleQuoted
@@ -373,6 +446,8 @@ func keyText(k *node) string {
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	case timestamp:
+		return string(v)
+	case bigInt:
 		return string(v)
 	}
 	return fmt.Sprint(k.data())

@@ -53,7 +53,7 @@ func resolveScalar(y *yaml.Node) any {
 		if i, ok := parseYAMLInt(v); ok {
 			return i
 		}
-		return v
+		return bigInt(v)
 	case reFloat.MatchString(v):
 		return parseYAMLFloat(v)
 	case reTime.MatchString(v):
@@ -62,41 +62,48 @@ func resolveScalar(y *yaml.Node) any {
 	return v
 }
 
+// parseYAMLInt reads an integer in one of YAML 1.1's forms (decimal, 0b,
+// 0x, leading-0 octal, sexagesimal, with _ separators). It reports false
+// when the value does not fit in an int64.
 func parseYAMLInt(s string) (int64, bool) {
 	s = strings.ReplaceAll(s, "_", "")
-	neg := false
+	sign := ""
 	switch {
 	case strings.HasPrefix(s, "-"):
-		neg, s = true, s[1:]
+		sign, s = "-", s[1:]
 	case strings.HasPrefix(s, "+"):
 		s = s[1:]
 	}
-	var v int64
-	var err error
+	base := 10
 	switch {
 	case s == "0":
-		v = 0
+		return 0, true
 	case strings.HasPrefix(s, "0b"):
-		v, err = strconv.ParseInt(s[2:], 2, 64)
+		base, s = 2, s[2:]
 	case strings.HasPrefix(s, "0x"):
-		v, err = strconv.ParseInt(s[2:], 16, 64)
+		base, s = 16, s[2:]
 	case strings.HasPrefix(s, "0"):
-		v, err = strconv.ParseInt(s[1:], 8, 64)
+		base, s = 8, s[1:]
 	case strings.Contains(s, ":"):
-		for _, part := range strings.Split(s, ":") {
-			d, e := strconv.ParseInt(part, 10, 64)
-			if e != nil {
-				return 0, false
-			}
-			v = v*60 + d
+		return parseSexagesimal(sign, s)
+	}
+	// The sign goes with the digits, so that the most negative int64 fits.
+	v, err := strconv.ParseInt(sign+s, base, 64)
+	return v, err == nil
+}
+
+// parseSexagesimal reads a base-60 integer such as 1:30:00, reporting false
+// on overflow.
+func parseSexagesimal(sign, s string) (int64, bool) {
+	var v int64
+	for _, part := range strings.Split(s, ":") {
+		d, err := strconv.ParseInt(part, 10, 64)
+		if err != nil || v > (math.MaxInt64-d)/60 {
+			return 0, false
 		}
-	default:
-		v, err = strconv.ParseInt(s, 10, 64)
+		v = v*60 + d
 	}
-	if err != nil {
-		return 0, false
-	}
-	if neg {
+	if sign == "-" {
 		v = -v
 	}
 	return v, true

@@ -125,7 +125,7 @@ type docConfig struct {
 	Memory                 map[string]any `json:"memory,omitempty" jsonschema:"nullable" jsonschema_description:"Flow memory settings."`
 	InputProvider          *string        `json:"input_provider,omitempty" jsonschema:"nullable"`
 	SuppressFlowEvents     bool           `json:"suppress_flow_events,omitempty"`
-	MaxMethodCalls         int            `json:"max_method_calls,omitempty" jsonschema_description:"How many times one listener may run in a run (default 100)."`
+	MaxMethodCalls         int            `json:"max_method_calls,omitempty" jsonschema:"minimum=1" jsonschema_description:"How many times one listener may run in a run (default 100, at least 1)."`
 	DeferTraceFinalization bool           `json:"defer_trace_finalization,omitempty"`
 	Checkpoint             *docCheckpoint `json:"checkpoint,omitempty"`
 }

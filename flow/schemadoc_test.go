@@ -96,6 +96,7 @@ func TestJSONSchemaRejectsGarbage(t *testing.T) {
 		{"state default not a map", "name: F\nstate: {type: dict, default: 5}\n"},
 		{"agent input not a string", "name: F\nmethods:\n  a: {do: {call: agent, with: {input: 5}}}\n"},
 		{"empty tasks", "name: F\nmethods:\n  a: {do: {call: crew, with: {agents: {}, tasks: []}}}\n"},
+		{"max_method_calls below 1", "name: F\nconfig: {max_method_calls: 0}\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ func Validate(def *Definition) Diagnostics {
 }
 
 func (d *decoder) validate(def *Definition) {
+	d.checkConfig(def.Config)
 	conversational := def.Conversational != nil && def.Conversational.Enabled
 	names := make(map[string]bool, len(def.Methods))
 	for i, m := range def.Methods {
@@ -56,8 +57,18 @@ func (d *decoder) validate(def *Definition) {
 		}
 		d.checkAction(join(p, "do"), m.Do, false)
 	}
+	d.suggestBudget = suggestCells
 	d.checkGraph(def)
 	d.checkOutputs(def, d.runCEL())
+}
+
+// checkConfig checks the flow configuration. CrewAI takes any integer for
+// max_method_calls; below 1 no listener could run, so Troupe rejects it.
+// In a Definition built in Go, 0 is the zero value and means the default.
+func (d *decoder) checkConfig(c Config) {
+	if n := c.MaxMethodCalls; n < 0 || n == 0 && !d.built {
+		d.errorf("config.max_method_calls", "greater_than_equal", "Input should be greater than or equal to 1 [type=greater_than_equal]: max_method_calls is how many times one listener may run in a run (default %d), got %d", DefaultMaxMethodCalls, n)
+	}
 }
 
 // checkAction applies the model validators and CEL checks of one action.
@@ -179,6 +190,7 @@ func (d *decoder) checkGraph(def *Definition) {
 			undeclared = append(undeclared, m.Name)
 		}
 	}
+	eventNames := newSuggester(func() []string { return sortedKeys(events) }, &d.suggestBudget)
 	for _, m := range def.Methods {
 		p := join("methods", m.Name)
 		if len(m.Emit) > 0 && !m.IsRouter() {
@@ -197,7 +209,7 @@ func (d *decoder) checkGraph(def *Definition) {
 			cond, cp = m.Start.When, join(p, "start")
 		}
 		if cond != nil && !(conversational && cond == m.Listen) {
-			d.checkEvents(cp, cond, events, undeclared)
+			d.checkEvents(cp, cond, events, eventNames, undeclared)
 		}
 		d.checkFeedback(join(p, "human_feedback"), m.HumanFeedback)
 	}
@@ -208,13 +220,13 @@ func (d *decoder) checkGraph(def *Definition) {
 
 // checkEvents warns about condition leaves that no method and no declared
 // router outcome can produce.
-func (d *decoder) checkEvents(path string, cond *Condition, events map[string]bool, undeclared []string) {
+func (d *decoder) checkEvents(path string, cond *Condition, events map[string]bool, names *suggester, undeclared []string) {
 	for _, leaf := range cond.Leaves() {
 		if events[leaf] {
 			continue
 		}
 		hint := ""
-		if c := closest(leaf, sortedKeys(events)); c != "" {
+		if c := names.suggest(leaf); c != "" {
 			hint = fmt.Sprintf("; did you mean %q?", c)
 		} else if len(undeclared) > 0 {
 			hint = fmt.Sprintf("; if router %q returns it, list it in that router's emit", undeclared[0])

@@ -42,15 +42,17 @@ type celJob struct {
 }
 
 // celResult is what checking a text found: its problems and the method
-// outputs it reads.
+// outputs it reads; exact says the outputs are known for certain, not
+// guessed from the letters of the text (see scanOutputs).
 type celResult struct {
 	problems []cel.Problem
 	outputs  []string
+	exact    bool
 }
 
 func (j celJob) check() celResult {
 	if outputs, ok := j.simple(); ok {
-		return celResult{outputs: outputs}
+		return celResult{outputs: outputs, exact: true}
 	}
 	var r celResult
 	if j.full {
@@ -206,7 +208,7 @@ func (d *decoder) runCEL() []outputRefs {
 	for i, j := range jobs {
 		r := results[slot[i]]
 		if len(r.outputs) > 0 {
-			refs = append(refs, outputRefs{job: j, names: r.outputs})
+			refs = append(refs, outputRefs{job: j, names: r.outputs, exact: r.exact})
 		}
 		if len(r.problems) == 0 {
 			continue

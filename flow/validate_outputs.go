@@ -36,10 +36,12 @@ func (j celJob) readsOutput(name string) bool {
 	return contains(names, name)
 }
 
-// outputRefs are the method outputs one CEL text reads.
+// outputRefs are the method outputs one CEL text reads; exact says the
+// names are certain, so they need no confirmation (readsOutput).
 type outputRefs struct {
 	job   celJob
 	names []string
+	exact bool
 }
 
 // checkOutputs warns about outputs.x read by a method that x cannot have
@@ -80,27 +82,39 @@ func (d *decoder) checkOutputs(def *Definition, refs []outputRefs) {
 		return append(out, undeclared...)
 	}
 	// before returns whether method x can complete before method m starts,
-	// walking m's predecessors; seen is reused across the refs of m.
+	// walking m's predecessors; the walk is reused across the refs of m.
+	// The walks share a budget linear in the size of the flow: past it,
+	// x is assumed to be able to run first, so no warning is given.
 	var (
-		seenFor = -1
-		seen    map[int]bool
+		walking = -1
+		walk    = 0
+		seen    = make([]int, len(def.Methods)) // the walk that last visited each method
 		queue   []int
+		budget  = 64*len(def.Methods) + 1<<16
 	)
 	before := func(x, m int) bool {
-		if seenFor != m {
-			seenFor, seen, queue = m, map[int]bool{}, append(queue[:0], preds(m)...)
+		if walking != m {
+			walking, queue = m, append(queue[:0], preds(m)...)
+			walk++
+			budget -= len(queue)
 		}
-		for !seen[x] && len(queue) > 0 {
+		for seen[x] != walk && len(queue) > 0 {
+			if budget <= 0 {
+				return true
+			}
 			p := queue[0]
 			queue = queue[1:]
-			if seen[p] {
+			if seen[p] == walk {
 				continue
 			}
-			seen[p] = true
-			queue = append(queue, preds(p)...)
+			seen[p] = walk
+			next := preds(p)
+			budget -= len(next) + 1
+			queue = append(queue, next...)
 		}
-		return seen[x]
+		return seen[x] == walk
 	}
+	names := newSuggester(func() []string { return sortedKeys(index) }, &d.suggestBudget)
 	for _, r := range refs {
 		m := def.Methods[r.job.method]
 		for _, name := range r.names {
@@ -110,10 +124,10 @@ func (d *decoder) checkOutputs(def *Definition, refs []outputRefs) {
 			x, ok := index[name]
 			switch {
 			case ok && before(x, r.job.method):
-			case !r.job.readsOutput(name):
+			case !r.exact && !r.job.readsOutput(name):
 			case !ok:
 				hint := ""
-				if c := closest(name, sortedKeys(index)); c != "" {
+				if c := names.suggest(name); c != "" {
 					hint = fmt.Sprintf("; did you mean outputs.%s?", c)
 				}
 				d.warnf(r.job.path, "unknown_output", "outputs.%s names no method of this flow, so reading it fails when the method runs%s", name, hint)
