@@ -1,5 +1,7 @@
 package flow
 
+import "github.com/troupe-dev/troupe/action"
+
 // Call kinds of an action.
 const (
 	CallCode       = "code"
@@ -139,6 +141,23 @@ type Task struct {
 	// ResponseSchema is the JSON Schema of a structured task output, from
 	// the Troupe extension key response_schema.
 	ResponseSchema map[string]any
+	// Guardrails check the task's output, in order, from CrewAI's
+	// guardrail (one) or guardrails (a list, which wins when both are
+	// given).
+	Guardrails []Guardrail
 	// Extra holds every other key, kept as written.
 	Extra map[string]any
+}
+
+// A Guardrail is one check of a crew task's output: a requirement a model
+// judges (CrewAI's string guardrails), or a Go guardrail. One field is set.
+type Guardrail struct {
+	// Prompt is the requirement, written as a plain string.
+	Prompt string
+	// Ref names a Go guardrail registered with WithGuardrail, written as
+	// {ref: NAME} (a Troupe extension).
+	Ref string
+	// Func is a Go guardrail set directly on a task built in Go. It takes
+	// precedence over Ref and is not serialised.
+	Func action.Guardrail
 }

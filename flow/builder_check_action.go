@@ -1,5 +1,7 @@
 package flow
 
+import "slices"
+
 // action copies a do block (or a step's action when inStep), reporting the
 // shapes the decoder rejects.
 func (c *canon) action(path string, in *Action, inStep bool) *Action {
@@ -144,6 +146,7 @@ func (c *canon) crew(path string, in *Crew) *Crew {
 		task.Context = cloneStrings(t.Context)
 		task.ResponseSchema = c.data(join(index(tp, i), "response_schema"), t.ResponseSchema)
 		task.Extra = c.data(index(tp, i), t.Extra)
+		task.Guardrails = slices.Clone(t.Guardrails)
 		cr.Tasks = append(cr.Tasks, &task)
 	}
 	cr.Inputs = c.data(join(path, "inputs"), in.Inputs)

@@ -223,7 +223,7 @@ func (d *decoder) crewAgents(path string, n *node) []*Agent {
 	return out
 }
 
-var taskKeys = []string{"description", "expected_output", "name", "agent", "context", "response_schema"}
+var taskKeys = []string{"description", "expected_output", "name", "agent", "context", "response_schema", "guardrail", "guardrails"}
 
 func (d *decoder) tasks(path string, n *node) []*Task {
 	if n.kind != seqNode {
@@ -258,6 +258,7 @@ func (d *decoder) tasks(path string, n *node) []*Task {
 			}
 		}
 		t.ResponseSchema = d.anyMap(join(p, "response_schema"), f["response_schema"], "response_schema")
+		t.Guardrails = d.guardrails(p, f)
 		known := make(map[string]*node, len(taskKeys))
 		for _, k := range taskKeys {
 			known[k] = nil
@@ -267,4 +268,48 @@ func (d *decoder) tasks(path string, n *node) []*Task {
 		out = append(out, t)
 	}
 	return out
+}
+
+// guardrails decodes a task's guardrails list or, without one, its single
+// guardrail: requirement texts and {ref: NAME} Go guardrails.
+func (d *decoder) guardrails(path string, f map[string]*node) []Guardrail {
+	if n := f["guardrails"]; n != nil && !n.isNull() {
+		p := join(path, "guardrails")
+		if n.kind != seqNode {
+			d.errorf(p, "list_type", "Input should be a valid list [type=list_type]: guardrails is a list, got %s", n.describe())
+			return nil
+		}
+		if len(n.items) > 0 {
+			out := make([]Guardrail, 0, len(n.items))
+			for i, it := range n.items {
+				if g, ok := d.guardrail(index(p, i), it); ok {
+					out = append(out, g)
+				}
+			}
+			return out
+		}
+	}
+	if n := f["guardrail"]; n != nil && !n.isNull() {
+		if g, ok := d.guardrail(join(path, "guardrail"), n); ok {
+			return []Guardrail{g}
+		}
+	}
+	return nil
+}
+
+// guardrail decodes one guardrail.
+func (d *decoder) guardrail(path string, n *node) (Guardrail, bool) {
+	d.mark(path, n)
+	if s, ok := n.value.(string); ok && n.kind == scalarNode {
+		return Guardrail{Prompt: s}, true
+	}
+	if n.kind == mapNode && len(n.keys) == 1 {
+		if ref, ok := n.get("ref"); ok {
+			if s, ok := ref.value.(string); ok && ref.kind == scalarNode && strings.TrimSpace(s) != "" {
+				return Guardrail{Ref: s}, true
+			}
+		}
+	}
+	d.errorf(path, "guardrail_type", "a guardrail is a requirement text or {ref: NAME} naming a Go guardrail registered with flow.WithGuardrail, got %s", n.describe())
+	return Guardrail{}, false
 }

@@ -2,7 +2,6 @@ package flow
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/troupe-dev/troupe/action"
 )
@@ -22,52 +21,31 @@ func WithGuardrail(ref string, g action.Guardrail) Option {
 	return func(e *Engine) { e.guardrails[ref] = g }
 }
 
-// taskGuardrails returns the guardrails of t: its guardrails list when it
-// has one, else its guardrail (CrewAI clears the single one when the list
-// is given).
+// taskGuardrails resolves the guardrails of t: requirement texts, Go
+// functions set on a task built in Go, and refs to guardrails registered
+// with WithGuardrail.
 func (e *Engine) taskGuardrails(t *Task) ([]action.TaskGuardrail, error) {
+	if len(t.Guardrails) == 0 {
+		return nil, nil
+	}
 	where := "crew action: tasks"
 	if t.Name != "" {
 		where += "." + t.Name
 	}
-	if list, ok := t.Extra["guardrails"].([]any); ok && len(list) > 0 {
-		out := make([]action.TaskGuardrail, 0, len(list))
-		for i, item := range list {
-			g, err := e.taskGuardrail(item, fmt.Sprintf("%s.guardrails[%d]", where, i))
-			if err != nil {
-				return nil, err
+	out := make([]action.TaskGuardrail, 0, len(t.Guardrails))
+	for i, g := range t.Guardrails {
+		switch {
+		case g.Func != nil:
+			out = append(out, action.TaskGuardrail{Func: g.Func})
+		case g.Ref != "":
+			fn, ok := e.guardrails[g.Ref]
+			if !ok {
+				return nil, fmt.Errorf("%s: guardrails[%d]: no guardrail is registered under %q (register it with flow.WithGuardrail(%q, fn))", where, i, g.Ref, g.Ref)
 			}
-			out = append(out, g)
+			out = append(out, action.TaskGuardrail{Func: fn})
+		default:
+			out = append(out, action.TaskGuardrail{Prompt: g.Prompt})
 		}
-		return out, nil
 	}
-	item, ok := t.Extra["guardrail"]
-	if !ok || item == nil {
-		return nil, nil
-	}
-	g, err := e.taskGuardrail(item, where+".guardrail")
-	if err != nil {
-		return nil, err
-	}
-	return []action.TaskGuardrail{g}, nil
-}
-
-// taskGuardrail resolves one guardrail entry: a requirement text, or
-// {ref: REF} naming a guardrail registered with WithGuardrail.
-func (e *Engine) taskGuardrail(item any, where string) (action.TaskGuardrail, error) {
-	switch v := item.(type) {
-	case string:
-		return action.TaskGuardrail{Prompt: v}, nil
-	case map[string]any:
-		ref, ok := v["ref"].(string)
-		if !ok || len(v) != 1 || strings.TrimSpace(ref) == "" {
-			break
-		}
-		g, ok := e.guardrails[ref]
-		if !ok {
-			return action.TaskGuardrail{}, fmt.Errorf("%s: no guardrail is registered under %q (register it with flow.WithGuardrail(%q, fn))", where, ref, ref)
-		}
-		return action.TaskGuardrail{Func: g}, nil
-	}
-	return action.TaskGuardrail{}, fmt.Errorf("%s: a guardrail is a requirement text or {ref: NAME} naming a Go guardrail registered with flow.WithGuardrail, not %s", where, typeName(item))
+	return out, nil
 }

@@ -65,3 +65,45 @@ func TestUnregisteredGuardrailFailsCompile(t *testing.T) {
 	assert.Contains(t, err.Error(), `no guardrail is registered under "app:nowhere"`)
 	assert.Contains(t, err.Error(), "flow.WithGuardrail")
 }
+
+func TestGoGuardrailFromTheBuilder(t *testing.T) {
+	crew := &flow.Crew{
+		Agents: []*flow.Agent{{Name: "writer", Role: "Writer", Goal: "Write", Backstory: "Writes."}},
+		Tasks: []*flow.Task{{Name: "draft", Description: "Write a line.", ExpectedOutput: "A line.", Agent: "writer",
+			Guardrails: []flow.Guardrail{{Ref: "app:no_digits"}, {Func: func(_ context.Context, out *action.TaskOutput) error {
+				if !strings.HasSuffix(out.Raw, ".") {
+					return errors.New("end with a full stop")
+				}
+				return nil
+			}}}}},
+	}
+	def, err := flow.New("Desk").Method("write", flow.CrewAction(crew, nil)).Start().Build()
+	require.NoError(t, err)
+	model := fake.New(
+		fake.Reply{Match: "end with a full stop", Text: "Hello, kind reader."},
+		fake.Reply{Match: "do not quote numbers", Text: "Hello, kind reader"},
+		fake.Reply{Text: "Order 42 shipped."},
+	)
+	res, err := flow.NewEngine(flow.WithLLM(model), flow.WithGuardrail("app:no_digits", noDigits)).Run(context.Background(), def, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Hello, kind reader.", res.Outputs["write"].(map[string]any)["raw"])
+	// A Go function has no text to write back; a ref has.
+	_, err = def.YAML()
+	assert.ErrorIs(t, err, flow.ErrNotSerializable)
+	assert.ErrorContains(t, err, "guardrails[1]: the guardrail is a Go function with no ref")
+	crew.Tasks[0].Guardrails = crew.Tasks[0].Guardrails[:1]
+	def, err = flow.New("Desk").Method("write", flow.CrewAction(crew, nil)).Start().Build()
+	require.NoError(t, err)
+	y, err := def.YAML()
+	require.NoError(t, err)
+	back, err := flow.Parse(y, "desk.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, []flow.Guardrail{{Ref: "app:no_digits"}}, back.Methods[0].Do.Crew.Tasks[0].Guardrails)
+}
+
+func TestGuardrailShapesAreChecked(t *testing.T) {
+	_, err := flow.Parse([]byte(strings.Replace(guardedCrew, "%s", "guardrail: {reff: x}", 1)), "desk.yaml")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "desk.yaml:13:")
+	assert.Contains(t, err.Error(), "a guardrail is a requirement text or {ref: NAME}")
+}

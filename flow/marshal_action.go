@@ -202,6 +202,32 @@ func (w *docWriter) taskNode(path string, t *Task) *yaml.Node {
 	if t.ResponseSchema != nil {
 		m.add("response_schema", w.dataNode(join(path, "response_schema"), t.ResponseSchema))
 	}
+	switch len(t.Guardrails) {
+	case 0:
+	case 1:
+		m.add("guardrail", w.guardrailNode(join(path, "guardrail"), t.Guardrails[0]))
+	default:
+		list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for i, g := range t.Guardrails {
+			list.Content = append(list.Content, w.guardrailNode(index(join(path, "guardrails"), i), g))
+		}
+		m.add("guardrails", list)
+	}
 	w.addExtra(path, m, t.Extra, taskKeys)
+	return m.Node
+}
+
+// guardrailNode writes a guardrail: its requirement text, or {ref: NAME}.
+// A Go function set directly is not serialised; its Ref, if any, is.
+func (w *docWriter) guardrailNode(path string, g Guardrail) *yaml.Node {
+	if g.Ref == "" && g.Func != nil {
+		w.fail(path, "the guardrail is a Go function with no ref; set Guardrail.Ref to the name it is registered under (WithGuardrail) to serialise it")
+	}
+	if g.Ref == "" {
+		return strNode(g.Prompt)
+	}
+	m := newDocMap()
+	m.add("ref", strNode(g.Ref))
+	m.Style = yaml.FlowStyle
 	return m.Node
 }
