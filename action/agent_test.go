@@ -22,7 +22,7 @@ type searchIn struct {
 }
 
 func searchTool(calls *atomic.Int64) action.Tool {
-	return action.NewTool("search", "Search the web", func(ctx context.Context, in searchIn) (string, error) {
+	return action.MustNewTool("search", "Search the web", func(ctx context.Context, in searchIn) (string, error) {
 		if calls != nil {
 			calls.Add(1)
 		}
@@ -130,7 +130,7 @@ func TestAgentWithoutToolsAnswersDirectly(t *testing.T) {
 
 func TestParallelToolCallsRunConcurrently(t *testing.T) {
 	var running, peak atomic.Int64
-	slow := action.NewTool("slow", "Waits", func(ctx context.Context, in searchIn) (string, error) {
+	slow := action.MustNewTool("slow", "Waits", func(ctx context.Context, in searchIn) (string, error) {
 		cur := running.Add(1)
 		for {
 			p := peak.Load()
@@ -155,10 +155,10 @@ func TestParallelToolCallsRunConcurrently(t *testing.T) {
 }
 
 func TestToolErrorsBecomeObservations(t *testing.T) {
-	failing := action.NewTool("fail", "Fails", func(ctx context.Context, in searchIn) (string, error) {
+	failing := action.MustNewTool("fail", "Fails", func(ctx context.Context, in searchIn) (string, error) {
 		return "", errors.New("backend down")
 	})
-	hang := action.NewTool("hang", "Hangs", func(ctx context.Context, in searchIn) (string, error) {
+	hang := action.MustNewTool("hang", "Hangs", func(ctx context.Context, in searchIn) (string, error) {
 		time.Sleep(time.Second)
 		return "late", nil
 	})
@@ -216,7 +216,7 @@ func TestMaxIterForcesFinalAnswer(t *testing.T) {
 		fake.Match("steps you are allowed", fake.Text("best effort")),
 		fake.ToolCalls(fake.Call("search", map[string]any{"query": "AI"})),
 	)
-	spec := agent(m, action.NewTool("search", "Search", func(ctx context.Context, in searchIn) (int64, error) {
+	spec := agent(m, action.MustNewTool("search", "Search", func(ctx context.Context, in searchIn) (int64, error) {
 		return n.Add(1), nil // a new result each time: not a repeat
 	}))
 	spec.MaxIter = 3

@@ -12,7 +12,7 @@ func ExampleRunAgent() {
 	type weatherIn struct {
 		City string `json:"city"`
 	}
-	weather := action.NewTool("get_weather", "Current weather for a city",
+	weather := action.MustNewTool("get_weather", "Current weather for a city",
 		func(ctx context.Context, in weatherIn) (string, error) { return "sunny in " + in.City, nil })
 	model := fake.New(
 		fake.Times(1, fake.ToolCalls(fake.Call("get_weather", map[string]any{"city": "Paris"}))),

@@ -30,27 +30,39 @@ func (e *ArgumentError) Unwrap() error { return e.Err }
 // typedTool is the Tool NewTool returns.
 type typedTool[In, Out any] struct {
 	spec   llm.ToolSpec
-	schema *schema.Schema // nil when In has no usable schema
-	err    error          // a problem reflecting or compiling In's schema
+	schema *schema.Schema
 	fn     func(context.Context, In) (Out, error)
 }
 
 // NewTool returns a Tool that calls fn. Its argument schema is reflected from
 // In (a struct, normally, with json and jsonschema tags); arguments are
 // decoded, coerced the way pydantic's lax mode does and validated against the
-// schema before fn runs, and a mismatch is an [*ArgumentError].
-func NewTool[In, Out any](name, description string, fn func(context.Context, In) (Out, error)) Tool {
+// schema before fn runs, and a mismatch is an [*ArgumentError]. An In whose
+// schema cannot be made (a channel field, a jsonschema tag a comma cuts off,
+// see schema.Reflect) is an error here, not at the first call.
+func NewTool[In, Out any](name, description string, fn func(context.Context, In) (Out, error)) (Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("action: tool %q has no function", name)
+	}
 	t := &typedTool[In, Out]{spec: llm.ToolSpec{Name: name, Description: description}, fn: fn}
 	var zero In
 	doc, err := schema.Reflect(&zero)
 	if err != nil {
-		t.err = fmt.Errorf("action: tool %q: %w", name, err)
-		return t
+		return nil, fmt.Errorf("action: tool %q: %w", name, err)
 	}
 	t.spec.Parameters = doc
-	t.schema, err = schema.Compile(doc)
+	if t.schema, err = schema.Compile(doc); err != nil {
+		return nil, fmt.Errorf("action: tool %q: %w", name, err)
+	}
+	return t, nil
+}
+
+// MustNewTool is NewTool for tools whose argument type is known to be fine,
+// such as those declared at package level: it panics on NewTool's error.
+func MustNewTool[In, Out any](name, description string, fn func(context.Context, In) (Out, error)) Tool {
+	t, err := NewTool(name, description, fn)
 	if err != nil {
-		t.err = fmt.Errorf("action: tool %q: %w", name, err)
+		panic(err)
 	}
 	return t
 }
@@ -63,12 +75,6 @@ func (t *typedTool[In, Out]) validatesArguments() {}
 
 // Call implements Tool.
 func (t *typedTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (any, error) {
-	if t.err != nil {
-		return nil, t.err
-	}
-	if t.fn == nil {
-		return nil, fmt.Errorf("action: tool %q has no function", t.spec.Name)
-	}
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage("{}")
 	}

@@ -18,7 +18,7 @@ type addIn struct {
 }
 
 func addTool() action.Tool {
-	return action.NewTool("add", "Adds two numbers", func(ctx context.Context, in addIn) (int64, error) { return in.A + in.B, nil })
+	return action.MustNewTool("add", "Adds two numbers", func(ctx context.Context, in addIn) (int64, error) { return in.A + in.B, nil })
 }
 
 func TestNewToolValidatesArguments(t *testing.T) {
@@ -73,4 +73,22 @@ func TestToolsRegistry(t *testing.T) {
 
 	_, err = action.NewTools(addTool(), addTool())
 	assert.ErrorContains(t, err, `tool "add" registered twice`)
+}
+
+func TestNewToolReportsSchemaProblemsWhenMade(t *testing.T) {
+	type withChan struct {
+		C chan int `json:"c"`
+	}
+	type cutDescription struct {
+		ID string `json:"id" jsonschema:"description=The id, such as A-1"`
+	}
+	_, err := action.NewTool("bad", "Has a channel.", func(context.Context, withChan) (string, error) { return "", nil })
+	assert.ErrorContains(t, err, `action: tool "bad"`)
+	_, err = action.NewTool("cut", "Cut description.", func(context.Context, cutDescription) (string, error) { return "", nil })
+	assert.ErrorContains(t, err, "jsonschema_description")
+	_, err = action.NewTool[addIn, int64]("nil", "No function.", nil)
+	assert.ErrorContains(t, err, "has no function")
+	assert.Panics(t, func() {
+		action.MustNewTool("bad", "Has a channel.", func(context.Context, withChan) (string, error) { return "", nil })
+	})
 }

@@ -85,15 +85,15 @@ func TestToolCallDeadline(t *testing.T) {
 func TestToolTimeoutEndsTheCall(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	honours := action.NewTool("honours", "Waits for its context", func(ctx context.Context, in searchIn) (string, error) {
+	honours := action.MustNewTool("honours", "Waits for its context", func(ctx context.Context, in searchIn) (string, error) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	})
-	ignores := action.NewTool("ignores", "Ignores its context", func(ctx context.Context, in searchIn) (string, error) {
+	ignores := action.MustNewTool("ignores", "Ignores its context", func(ctx context.Context, in searchIn) (string, error) {
 		<-release // finishes only when the test ends
 		return "late", nil
 	})
-	declares := timedTool{action.NewTool("declares", "Declares its timeout", func(ctx context.Context, in searchIn) (string, error) {
+	declares := timedTool{action.MustNewTool("declares", "Declares its timeout", func(ctx context.Context, in searchIn) (string, error) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	}), 30 * time.Millisecond}

@@ -2,22 +2,25 @@ package flow
 
 import "github.com/troupe-dev/troupe/action"
 
+// CallKind names what an action does: the call key of a do block.
+type CallKind string
+
 // Call kinds of an action.
 const (
-	CallCode       = "code"
-	CallTool       = "tool"
-	CallCrew       = "crew"
-	CallAgent      = "agent"
-	CallExpression = "expression"
-	CallScript     = "script"
-	CallEach       = "each"
+	CallCode       CallKind = "code"
+	CallTool       CallKind = "tool"
+	CallCrew       CallKind = "crew"
+	CallAgent      CallKind = "agent"
+	CallExpression CallKind = "expression"
+	CallScript     CallKind = "script"
+	CallEach       CallKind = "each"
 )
 
 // Action is what a method (or an each step) does. Call selects the kind;
 // only the fields of that kind are set.
 type Action struct {
 	// Call is one of the Call* constants.
-	Call string
+	Call CallKind
 
 	// Ref names a registered code handler or tool (code, tool).
 	Ref string

@@ -152,7 +152,7 @@ func (c *canon) condition(path string, in *Condition) *Condition {
 		c.errorf(path, "condition_shape", "a condition mapping must have exactly one key, and or or, with a list of conditions (for example {or: [a, b]}); got keys [%s]", in.Op)
 		return nil
 	}
-	p := join(path, in.Op)
+	p := join(path, string(in.Op))
 	if len(in.Items) == 0 {
 		c.errorf(p, "condition_shape", "%s needs at least one condition", in.Op)
 		return nil

@@ -191,7 +191,7 @@ func (p *Program) index() {
 
 // ccond is a condition with numbered leaves.
 type ccond struct {
-	op    string
+	op    Op
 	leaf  int
 	event string
 	items []*ccond

@@ -116,7 +116,7 @@ func (d *decoder) condition(path string, n *node) *Condition {
 		d.errorf(p, "condition_shape", "%s needs at least one condition", op)
 		return nil
 	}
-	c := &Condition{Op: op}
+	c := &Condition{Op: Op(op)}
 	for i, it := range list.items {
 		sub := d.condition(index(p, i), it)
 		if sub == nil {
@@ -128,7 +128,7 @@ func (d *decoder) condition(path string, n *node) *Condition {
 }
 
 // actionKeys lists the keys of each action model; all forbid extra keys.
-var actionKeys = map[string][]string{
+var actionKeys = map[CallKind][]string{
 	CallCode:       {"call", "ref", "with", "with_=with"},
 	CallTool:       {"call", "ref", "with", "with_=with"},
 	CallCrew:       {"call", "from_declaration", "with", "with_=with", "inputs"},
@@ -147,7 +147,8 @@ func (d *decoder) action(path string, n *node, inStep bool) *Action {
 	}
 	call := CallCode
 	if v, ok := n.get("call"); ok {
-		s, isStr := v.value.(string)
+		str, isStr := v.value.(string)
+		s := CallKind(str)
 		_, known := actionKeys[s]
 		switch {
 		case inStep && (!isStr || !known || s == CallEach):
@@ -207,7 +208,7 @@ func (d *decoder) action(path string, n *node, inStep bool) *Action {
 	return a
 }
 
-func nestedEachHint(call string) string {
+func nestedEachHint(call CallKind) string {
 	if call == CallEach {
 		return "; each actions cannot be nested"
 	}

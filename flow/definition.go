@@ -58,10 +58,21 @@ func (d *Definition) Method(name string) *Method {
 	return nil
 }
 
+// StateType is the kind of a flow's state: state.type.
+type StateType string
+
+// The kinds of state.
+const (
+	StateDict       StateType = "dict"
+	StateJSONSchema StateType = "json_schema"
+	StatePydantic   StateType = "pydantic"
+	StateUnknown    StateType = "unknown"
+)
+
 // StateSpec declares the flow's state: its kind and its initial value.
 type StateSpec struct {
-	// Type is "dict", "json_schema", "pydantic" or "unknown".
-	Type string
+	// Type is StateDict, StateJSONSchema, StatePydantic or StateUnknown.
+	Type StateType
 	// Default is the initial state value; it is copied for every run.
 	Default map[string]any
 	// JSONSchema is required for json_schema state and optional for pydantic.
@@ -114,12 +125,21 @@ type Start struct {
 	When *Condition
 }
 
+// Op combines the items of a condition.
+type Op string
+
+// The ways to combine conditions.
+const (
+	OpAnd Op = "and" // met once every item was met
+	OpOr  Op = "or"  // met once any item was met
+)
+
 // Condition is a trigger: one event name, or an and/or combination.
 type Condition struct {
 	// Event is set on a leaf: a method name or a router outcome.
 	Event string
-	// Op is "and" or "or" on a combination, "" on a leaf.
-	Op    string
+	// Op is OpAnd or OpOr on a combination, "" on a leaf.
+	Op    Op
 	Items []*Condition
 }
 
@@ -127,10 +147,10 @@ type Condition struct {
 func On(event string) *Condition { return &Condition{Event: event} }
 
 // And returns a condition met once every item has been met.
-func And(items ...*Condition) *Condition { return &Condition{Op: "and", Items: items} }
+func And(items ...*Condition) *Condition { return &Condition{Op: OpAnd, Items: items} }
 
 // Or returns a condition met when any item is met.
-func Or(items ...*Condition) *Condition { return &Condition{Op: "or", Items: items} }
+func Or(items ...*Condition) *Condition { return &Condition{Op: OpOr, Items: items} }
 
 // Leaves returns every event name in the condition, depth first.
 func (c *Condition) Leaves() []string {

@@ -30,6 +30,11 @@ const (
 	ToolStarted    EventKind = "tool_usage_started"
 	ToolFinished   EventKind = "tool_usage_finished"
 	ToolFailed     EventKind = "tool_usage_error"
+	// Crew tasks and their guardrails.
+	TaskStarted        EventKind = "task_started"
+	TaskCompleted      EventKind = "task_completed"
+	GuardrailStarted   EventKind = "guardrail_started"
+	GuardrailCompleted EventKind = "guardrail_completed"
 )
 
 // An Event is one step of a run. Events of a run are numbered in order and

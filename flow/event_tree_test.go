@@ -41,7 +41,7 @@ func TestAgentEventsFormATree(t *testing.T) {
 	opt, events := collectEvents()
 	model := fake.New(fake.Reply{Match: "shipped", Text: "Done."},
 		fake.Reply{ToolCalls: []fake.ToolCall{{Name: "lookup", Arguments: `{"id": 5}`}}})
-	lookup := action.NewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
+	lookup := action.MustNewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
 		ID int `json:"id"`
 	}) (string, error) {
 		return "shipped", nil
@@ -96,14 +96,31 @@ methods:
 	kinds := map[flow.EventKind][]flow.EventKind{}
 	for _, ev := range events() {
 		switch ev.Kind {
-		case "task_started", "guardrail_started", flow.AgentStarted, flow.LLMStarted:
+		case flow.TaskStarted, flow.GuardrailStarted, flow.AgentStarted, flow.LLMStarted:
 			kinds[ev.Kind] = append(kinds[ev.Kind], parentKind(t, events(), ev))
 		}
 	}
-	assert.Equal(t, []flow.EventKind{flow.MethodStarted}, kinds["task_started"])
-	assert.Equal(t, []flow.EventKind{"task_started"}, kinds["guardrail_started"])
+	assert.Equal(t, []flow.EventKind{flow.MethodStarted}, kinds[flow.TaskStarted])
+	assert.Equal(t, []flow.EventKind{flow.TaskStarted}, kinds[flow.GuardrailStarted])
 	// The writer runs under its task, the guardrail's judge under the
 	// guardrail.
-	assert.ElementsMatch(t, []flow.EventKind{"task_started", "guardrail_started"}, kinds[flow.AgentStarted])
+	assert.ElementsMatch(t, []flow.EventKind{flow.TaskStarted, flow.GuardrailStarted}, kinds[flow.AgentStarted])
 	assert.Equal(t, []flow.EventKind{flow.AgentStarted, flow.AgentStarted}, kinds[flow.LLMStarted])
+}
+
+// TestAgentEventKindsKeepTheirNames checks that the events agents and
+// crews report keep their names in the run's events.
+func TestAgentEventKindsKeepTheirNames(t *testing.T) {
+	pairs := map[action.EventKind]flow.EventKind{
+		action.EventAgentStarted: flow.AgentStarted, action.EventAgentCompleted: flow.AgentFinished,
+		action.EventAgentError: flow.AgentFailed, action.EventLLMStarted: flow.LLMStarted,
+		action.EventLLMCompleted: flow.LLMFinished, action.EventLLMFailed: flow.LLMFailed,
+		action.EventLLMChunk: flow.LLMStream, action.EventToolStarted: flow.ToolStarted,
+		action.EventToolFinished: flow.ToolFinished, action.EventToolError: flow.ToolFailed,
+		action.EventTaskStarted: flow.TaskStarted, action.EventTaskCompleted: flow.TaskCompleted,
+		action.EventGuardrailStarted: flow.GuardrailStarted, action.EventGuardrailCompleted: flow.GuardrailCompleted,
+	}
+	for a, f := range pairs {
+		assert.Equal(t, string(a), string(f))
+	}
 }

@@ -7,11 +7,14 @@ import (
 	"github.com/troupe-dev/troupe/action"
 )
 
+// EffectKind tells what kind of side effect an Effect is.
+type EffectKind string
+
 // Kinds of Effect.
 const (
-	EffectMethod = "method" // a method's action
-	EffectLLM    = "llm"    // one model call made by an agent
-	EffectTool   = "tool"   // one tool call made by an agent
+	EffectMethod EffectKind = "method" // a method's action
+	EffectLLM    EffectKind = "llm"    // one model call made by an agent
+	EffectTool   EffectKind = "tool"   // one tool call made by an agent
 )
 
 // An Effect names one side effect of a run: a method's action, or one model
@@ -25,7 +28,7 @@ type Effect struct {
 	// Invocation counts the method's runs in this run, from 1.
 	Invocation int
 	// Kind is EffectMethod, EffectLLM or EffectTool.
-	Kind string
+	Kind EffectKind
 	// Name is the model or tool name of an LLM or tool call.
 	Name string
 	// Index numbers the LLM and tool calls of one method invocation, from
@@ -79,7 +82,7 @@ func (r *run) invoke(ctx context.Context, cm *cmethod, trigger any) (any, error)
 
 // sideCall returns the Effect of the next model or tool call in ctx's
 // method invocation.
-func sideCall(ctx context.Context, kind, name string) (Effect, bool) {
+func sideCall(ctx context.Context, kind EffectKind, name string) (Effect, bool) {
 	inv, ok := ctx.Value(invocationKey{}).(*invocation)
 	if !ok {
 		return Effect{}, false

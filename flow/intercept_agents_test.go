@@ -35,7 +35,7 @@ methods:
 // without an interceptor that only calls next, for every kind of tool.
 func TestPassThroughInterceptorChangesNothing(t *testing.T) {
 	typed := func() action.Tool {
-		return action.NewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
+		return action.MustNewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
 			ID int `json:"id"`
 		}) (string, error) {
 			return fmt.Sprintf("order %d (an int) shipped", in.ID), nil
@@ -89,7 +89,7 @@ func TestInterceptorNamesTheAgentsModel(t *testing.T) {
 	}
 	model := fake.New(fake.Reply{Match: "shipped", Text: "Done."},
 		fake.Reply{ToolCalls: []fake.ToolCall{{Name: "lookup", Arguments: `{"id": 5}`}}})
-	lookup := action.NewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
+	lookup := action.MustNewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
 		ID int `json:"id"`
 	}) (string, error) {
 		return "shipped", nil

@@ -76,7 +76,7 @@ func TestInterceptorSeesAgentModelAndToolCalls(t *testing.T) {
 		mu.Unlock()
 		return next(ctx)
 	}
-	lookup := action.NewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
+	lookup := action.MustNewTool("lookup", "Look up an order.", func(_ context.Context, in struct {
 		ID string `json:"id"`
 	}) (string, error) {
 		return "order " + in.ID + " shipped", nil

@@ -246,7 +246,7 @@ func (d *decoder) definition(n *node) *Definition {
 	return def
 }
 
-var stateTypes = map[string][]string{
+var stateTypes = map[StateType][]string{
 	"dict":        {"type", "default"},
 	"json_schema": {"type", "json_schema", "default"},
 	"pydantic":    {"type", "ref", "json_schema", "default"},
@@ -262,7 +262,8 @@ func (d *decoder) state(path string, n *node) *StateSpec {
 		d.errorf(join(path, "type"), "union_tag_not_found", "Unable to extract tag using discriminator 'type' [type=union_tag_not_found]: add type: dict, json_schema, pydantic or unknown")
 		return nil
 	}
-	kind, _ := t.value.(string)
+	str, _ := t.value.(string)
+	kind := StateType(str)
 	known, ok := stateTypes[kind]
 	if !ok {
 		d.errorf(join(path, "type"), "union_tag_invalid", "Input tag %s found using 'type' does not match any of the expected tags: 'dict', 'json_schema', 'pydantic', 'unknown' [type=union_tag_invalid]", pyRepr(t.data()))

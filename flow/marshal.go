@@ -112,7 +112,7 @@ func (d *Definition) document() (*yaml.Node, error) {
 
 func (w *docWriter) stateNode(s *StateSpec) *yaml.Node {
 	m := newDocMap()
-	m.add("type", strNode(s.Type))
+	m.add("type", strNode(string(s.Type)))
 	if s.Ref != "" {
 		m.add("ref", strNode(s.Ref))
 	}
@@ -249,7 +249,7 @@ func condNode(c *Condition) *yaml.Node {
 	}
 	m := newDocMap()
 	m.Style = yaml.FlowStyle
-	m.add(c.Op, list)
+	m.add(string(c.Op), list)
 	return m.Node
 }
 

@@ -10,7 +10,7 @@ func (w *docWriter) actionNode(path string, a *Action) *yaml.Node {
 	if call == "" {
 		call = CallCode
 	}
-	m.add("call", strNode(call))
+	m.add("call", strNode(string(call)))
 	switch call {
 	case CallCode, CallTool:
 		if a.Ref == "" && a.Func != nil {

@@ -88,7 +88,7 @@ func (d *Definition) edges() []edge {
 		}
 		join := ""
 		if cond.Op != "" && len(cond.Items) > 1 {
-			join = strings.ToUpper(cond.Op)
+			join = strings.ToUpper(string(cond.Op))
 		}
 		for _, ev := range uniq(cond.Leaves()) {
 			if d.Method(ev) != nil {

@@ -45,7 +45,7 @@ methods:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			left := make(chan time.Duration, 2)
-			lookup := action.NewTool("lookup", "Look up an order.", func(ctx context.Context, in struct {
+			lookup := action.MustNewTool("lookup", "Look up an order.", func(ctx context.Context, in struct {
 				ID string `json:"id"`
 			}) (string, error) {
 				var d time.Duration

@@ -183,7 +183,7 @@ func TestToolRoundTripAgainstServers(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			srv, env := w.start(t)
 			var asked []string
-			tool := action.NewTool("lookup_order", "Look an order up.", func(_ context.Context, q orderQuery) (map[string]any, error) {
+			tool := action.MustNewTool("lookup_order", "Look an order up.", func(_ context.Context, q orderQuery) (map[string]any, error) {
 				asked = append(asked, q.OrderID)
 				return map[string]any{"order_id": q.OrderID, "status": "held at customs"}, nil
 			})

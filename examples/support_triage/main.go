@@ -58,7 +58,7 @@ func main() {
 
 func run(ctx context.Context) error {
 	var lookups atomic.Int64
-	lookup := action.NewTool("lookup_order", "Look up an order's delivery status and how many times it was charged.",
+	lookup, err := action.NewTool("lookup_order", "Look up an order's delivery status and how many times it was charged.",
 		func(_ context.Context, q orderQuery) (order, error) {
 			lookups.Add(1)
 			o, ok := orders[q.OrderID]
@@ -68,6 +68,9 @@ func run(ctx context.Context) error {
 			}
 			return o, nil
 		})
+	if err != nil {
+		return err
+	}
 
 	def, err := flow.Parse(flowYAML, "flow.yaml")
 	if err != nil {
