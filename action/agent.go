@@ -152,6 +152,7 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 		defer cancel()
 	}
 	start := time.Now()
+	ctx, runCtx = withEmitter(ctx, em), withEmitter(runCtx, em)
 	id := em.emit(ctx, Event{Kind: EventAgentStarted, Agent: spec.Role, Task: task.Name})
 	out, err := r.run(withParent(runCtx, id))
 	if err != nil {

@@ -93,6 +93,30 @@ func newEmitter(opts *RunOptions) emitter {
 	return e
 }
 
+// emitterKey keys, in the context of an agent or crew run, the run's
+// emitter, so that its tools can report events of their own.
+type emitterKey struct{}
+
+// Report delivers ev as an event of the agent or crew run ctx belongs to,
+// under the event ctx runs inside (a tool's events under its
+// tool_usage_started). Tools call it to report what they do beyond the tool
+// call itself; outside a run it does nothing. It returns ev's ID.
+func Report(ctx context.Context, ev Event) int64 {
+	em, ok := ctx.Value(emitterKey{}).(emitter)
+	if !ok {
+		return 0
+	}
+	return em.emit(ctx, ev)
+}
+
+// withEmitter returns ctx carrying em, for Report.
+func withEmitter(ctx context.Context, em emitter) context.Context {
+	if em.obs == nil && em.logger == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, emitterKey{}, em)
+}
+
 // parentKey keys the ID of the enclosing event in a context.
 type parentKey struct{}
 

@@ -52,3 +52,33 @@ func TestInterceptorSeesCallPositions(t *testing.T) {
 		`tool search turn 1 pos 3 {"query":"c"}`,
 	}, seen)
 }
+
+// TestToolsReportEventsUnderTheirCall checks that a tool's own events,
+// reported with Report, belong to the agent's run, under the tool call.
+func TestToolsReportEventsUnderTheirCall(t *testing.T) {
+	reporting := action.MustNewTool("lookup", "Look something up.", func(ctx context.Context, in searchIn) (string, error) {
+		action.Report(ctx, action.Event{Kind: "lookup_cache_miss", Tool: "lookup", Result: in.Query})
+		return "found", nil
+	})
+	m := fake.New(
+		fake.Times(1, fake.Match("Task: Research AI", fake.ToolCalls(fake.Call("lookup", map[string]any{"query": "AI"})))),
+		fake.Match("found", fake.Text("Done.")),
+	)
+	rec := &recorder{}
+	_, err := action.RunAgent(t.Context(), agent(m, reporting), action.AgentTask{Input: "Research AI"}, &action.RunOptions{Observer: rec.observe})
+	require.NoError(t, err)
+	byID := map[int64]action.Event{}
+	for _, ev := range rec.events {
+		byID[ev.ID] = ev
+	}
+	var found bool
+	for _, ev := range rec.events {
+		if ev.Kind == "lookup_cache_miss" {
+			found = true
+			assert.Equal(t, action.EventToolStarted, byID[ev.Parent].Kind)
+			assert.Equal(t, "AI", ev.Result)
+		}
+	}
+	assert.True(t, found, "the tool's event was delivered")
+	assert.Zero(t, action.Report(t.Context(), action.Event{Kind: "outside"}), "outside a run nothing is reported")
+}
