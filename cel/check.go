@@ -3,6 +3,7 @@ package cel
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -122,6 +123,34 @@ func (e *Env) CheckValue(src string, v any, allowed []string) []Problem {
 // checkSource parses a stripped expression found at byte offset off and
 // checks its roots.
 func (e *Env) checkSource(src, text string, off int, allowed []string) []Problem {
+	key := checkKey(src, text, off, allowed)
+	if ps, ok := e.checks.Get(key); ok {
+		return slices.Clone(ps)
+	}
+	ps := e.checkUncached(src, text, off, allowed)
+	e.checks.Add(key, ps)
+	return slices.Clone(ps)
+}
+
+// checkKey keys a check's result: everything checkSource's problems
+// depend on.
+func checkKey(src, text string, off int, allowed []string) string {
+	var b strings.Builder
+	b.Grow(len(src) + len(text) + 16 + 8*len(allowed))
+	b.WriteString(src)
+	b.WriteByte(0)
+	b.WriteString(text)
+	b.WriteByte(0)
+	b.WriteString(strconv.Itoa(off))
+	for _, a := range allowed {
+		b.WriteByte(0)
+		b.WriteString(a)
+	}
+	return b.String()
+}
+
+// checkUncached is checkSource without the cache.
+func (e *Env) checkUncached(src, text string, off int, allowed []string) []Problem {
 	parsed, iss := e.env.Parse(text)
 	if iss != nil && iss.Err() != nil {
 		at := off

@@ -1,7 +1,9 @@
 package flow_test
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -108,4 +110,92 @@ func TestBigDefinitionLoads(t *testing.T) {
 	if len(def.Methods) < 100 {
 		t.Fatalf("only %d methods", len(def.Methods))
 	}
+}
+
+// reviewFile is examples/review/flow.yaml, read once.
+func reviewFile(b *testing.B) []byte {
+	data, err := os.ReadFile("../examples/review/flow.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkLoadCompileRun is what a service pays per request when it
+// parses a definition per request: parse, compile and run
+// examples/review/flow.yaml. "shared" runs on one long-lived Engine,
+// "fresh" makes an Engine per request; "parse", "compile" and "run" are
+// the three parts on the shared engine.
+func BenchmarkLoadCompileRun(b *testing.B) {
+	data := reviewFile(b)
+	ctx := context.Background()
+	want := "Published: Ship the new search page"
+	b.Run("shared", func(b *testing.B) {
+		eng := flow.NewEngine()
+		b.ReportAllocs()
+		for b.Loop() {
+			def, err := flow.Parse(data, "flow.yaml")
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := eng.Compile(def)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := p.Run(ctx, nil)
+			if err != nil || res.Output != want {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("fresh", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			def, err := flow.Parse(data, "flow.yaml")
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := flow.NewEngine().Run(ctx, def, nil)
+			if err != nil || res.Output != want {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("parse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := flow.Parse(data, "flow.yaml"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("compile", func(b *testing.B) {
+		eng := flow.NewEngine()
+		def, err := flow.Parse(data, "flow.yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := eng.Compile(def); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("run", func(b *testing.B) {
+		def, err := flow.Parse(data, "flow.yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := flow.NewEngine().Compile(def)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.Run(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

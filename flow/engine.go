@@ -79,7 +79,7 @@ func NewEngine(opts ...Option) *Engine {
 		o(e)
 	}
 	if e.env == nil && e.envErr == nil {
-		e.env, e.envErr = cel.NewEnv()
+		e.env, e.envErr = cel.Shared(cel.Limits{})
 	}
 	e.cache = lru.New[*Definition, *Program](e.cacheSize)
 	return e

@@ -10,5 +10,5 @@ import "github.com/troupe-dev/troupe/cel"
 // this option the defaults apply; zero fields keep their default, and
 // math.MaxUint64 / math.MaxInt lift a limit.
 func WithCELLimits(l cel.Limits) Option {
-	return func(e *Engine) { e.env, e.envErr = cel.NewEnv(cel.WithLimits(l)) }
+	return func(e *Engine) { e.env, e.envErr = cel.Shared(l) }
 }
