@@ -1,10 +1,3 @@
-// Package flow loads, validates, builds and runs declarative agent flows in
-// CrewAI's crewai.flow/v1 format.
-//
-// A Definition comes from YAML or JSON (Load, Parse) or from Go code (New).
-// Either way it is validated the same way and runs on an Engine. Errors
-// stop a definition from loading; warnings (a listen naming no method, an
-// unreachable method, ...) do not, and are kept in Definition.Warnings.
 package flow
 
 // SchemaV1 is the only schema version a definition may declare.

@@ -262,7 +262,7 @@ func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any
 
 // record stores a completed method's output and saves a snapshot.
 func (r *run) record(ctx context.Context, cm *cmethod, d done, rc *race, replayed bool) (done, error) {
-	norm := normalize(d.out)
+	norm := toData(d.out)
 	r.mu.Lock()
 	if rc != nil && !rc.claim(cm.idx) {
 		r.mu.Unlock()

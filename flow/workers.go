@@ -9,8 +9,9 @@ import (
 // workers are the goroutines that help with an engine's concurrent
 // batches (see run.parallel). They outlive one batch: a finished worker
 // waits a while for the next, so busy engines reuse goroutines (and their
-// grown stacks) instead of starting one per batch. Idle workers exit on
-// their own.
+// grown stacks) instead of starting one per batch: a third of the
+// instructions of a BenchmarkW2Fanout8 run went to starting goroutines and
+// growing their stacks before. Idle workers exit on their own.
 type workers struct {
 	once sync.Once
 	// jobs is unbuffered: a batch handed to it goes straight to a
