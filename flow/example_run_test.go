@@ -36,6 +36,32 @@ func clean(_ context.Context, in flow.Input) (any, error) {
 	return strings.TrimSpace(draft), nil
 }
 
+// A service compiles a definition once and runs the Program for every
+// request, concurrently if need be.
+func ExampleEngine_Compile() {
+	def, err := flow.Parse([]byte(reviewYAML), "review.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	prog, err := flow.NewEngine().Compile(def)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, draft := range []string{"  Ship the new search page  ", " typo "} {
+		res, err := prog.Run(context.Background(), map[string]any{"draft": draft})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(res.Output)
+	}
+	// Output:
+	// Published: Ship the new search page
+	// Too short to publish: typo
+}
+
 // A YAML flow runs on an engine.
 func ExampleEngine_Run() {
 	def, err := flow.Parse([]byte(reviewYAML), "review.yaml")
