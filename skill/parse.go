@@ -132,7 +132,7 @@ func fieldsOf(m *yaml.Node) fields {
 	at := map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		key := resolve(k).Value
+		key := text(k)
 		if j, ok := at[key]; ok {
 			out[j].v = v
 			continue
@@ -153,8 +153,13 @@ func (fs fields) get(key string) (field, bool) {
 	return field{}, false
 }
 
-// text is the value of a scalar node.
-func text(n *yaml.Node) string { return resolve(n).Value }
+// text is the value of a scalar node ("" for none).
+func text(n *yaml.Node) string {
+	if n = resolve(n); n == nil {
+		return ""
+	}
+	return n.Value
+}
 
 // allowedTools reads allowed-tools: a string split on white space, or a
 // list of strings. It reports what makes it neither.

@@ -78,6 +78,7 @@ func TestSpecModeRules(t *testing.T) {
 		{"compatibility too long", "---\nname: x\ndescription: d\ncompatibility: " + strings.Repeat("c", 501) + "\n---\n", "x",
 			[]at{{4, 16, "Compatibility exceeds 500 character limit (501 chars)"}}},
 		{"metadata not a mapping", "---\nname: x\ndescription: d\nmetadata: v1\n---\n", "x", []at{{4, 11, "Field 'metadata' must be a mapping of string keys to string values"}}},
+		{"metadata without a value", "---\nname: x\ndescription: d\nmetadata:\n---\n", "x", nil},
 		{"metadata values are text", "---\nname: x\ndescription: d\nmetadata:\n  version: 1.0\n---\n", "x", nil},
 		{"allowed-tools pattern", "---\nname: x\ndescription: d\nallowed-tools: Read Bash(git:*)\n---\n", "x",
 			[]at{{4, 16, "allowed-tools entry 'Bash(git:*)' is a pattern, which Troupe does not support"}}},

@@ -140,6 +140,9 @@ func (p *parser) specName(s *Skill, v *yaml.Node, dir string) {
 // strictyaml every scalar is a string, so only nested blocks fail.
 func (p *parser) specMetadata(s *Skill, v *yaml.Node) {
 	m := resolve(v)
+	if m == nil || m.Kind == yaml.ScalarNode && m.Value == "" {
+		return // "metadata:" with no value: none
+	}
 	if kindOf(m, Spec) != kindMap {
 		p.errorAt(v, "Field 'metadata' must be a mapping of string keys to string values")
 		return
