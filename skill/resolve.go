@@ -183,8 +183,9 @@ func (s *Set) skillWarnings(i int, probs Problems) {
 
 func (r *Resolver) inline(s *Set, i int, it Item, add func(Entry)) {
 	sk, probs := ParseInline(it.Value)
-	if probs.HasErrors() {
-		s.fail(i, NoteInline, fmt.Errorf("skill: inline SKILL.md: %w", probs.Errors()), probs)
+	if errs := probs.Errors(); len(errs) > 0 {
+		s.Notes = append(s.Notes, Note{Item: i, Severity: Error, Code: NoteInline,
+			Message: "inline SKILL.md: " + joinProblems(errs), Err: errs, Problems: probs})
 		return
 	}
 	s.skillWarnings(i, probs)

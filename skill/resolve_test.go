@@ -184,8 +184,10 @@ func TestResolveInline(t *testing.T) {
 	set = r.Resolve([]skill.Item{{Value: "---\nname: Tone\ndescription: d\n---\n", Label: "skills[0]"}})
 	err := set.Err()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "skills[0]: inline SKILL.md:")
-	assert.Contains(t, err.Error(), "string_pattern_mismatch")
+	assert.Equal(t, "skill: skills[0]: inline SKILL.md: 2:7: name: String should match pattern '^[a-z0-9]+(?:-[a-z0-9]+)*$' [type=string_pattern_mismatch]", err.Error())
+	var probs skill.Problems
+	require.ErrorAs(t, err, &probs)
+	assert.Equal(t, 2, probs[0].Line)
 }
 
 // @org/name skills are looked up in ./skills/NAME/ (its metadata.version
