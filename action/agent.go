@@ -56,6 +56,13 @@ type AgentSpec struct {
 	MaxTokens   int
 	// Memory, when set, is recalled before the task and told its result.
 	Memory Memory
+	// SkillPrompt is the skill section of the system prompt, as package
+	// skill renders it: it follows the agent's introduction and, for the
+	// ReAct protocol, its tools, where CrewAI puts it. "" adds nothing.
+	SkillPrompt string
+	// Session, when set, opens the state each run of the agent keeps for
+	// its tools (see [Session]); nil opens none.
+	Session func() Session
 }
 
 // Memory is what an agent needs from a memory store: recall of what is
@@ -154,7 +161,15 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 	start := time.Now()
 	ctx, runCtx = withEmitter(ctx, em), withEmitter(runCtx, em)
 	id := em.emit(ctx, Event{Kind: EventAgentStarted, Agent: spec.Role, Task: task.Name})
-	out, err := r.run(withParent(runCtx, id))
+	runCtx = withParent(runCtx, id)
+	if spec.Session != nil {
+		if s := spec.Session(); s != nil {
+			r.tb.session = s
+			runCtx = context.WithValue(runCtx, sessionKey{}, s)
+			s.Start(runCtx, spec.Role, task.Name)
+		}
+	}
+	out, err := r.run(runCtx)
 	if err != nil {
 		if spec.MaxExecutionTime > 0 && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 			err = &TimeoutError{Agent: spec.Role, After: spec.MaxExecutionTime}

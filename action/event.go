@@ -30,6 +30,13 @@ const (
 	EventTaskCompleted      EventKind = "task_completed"
 	EventGuardrailStarted   EventKind = "guardrail_started"
 	EventGuardrailCompleted EventKind = "guardrail_completed"
+	// Agent Skills (package skill), with CrewAI's names.
+	EventSkillDiscoveryStarted   EventKind = "skill_discovery_started"
+	EventSkillDiscoveryCompleted EventKind = "skill_discovery_completed"
+	EventSkillLoaded             EventKind = "skill_loaded"
+	EventSkillLoadFailed         EventKind = "skill_load_failed"
+	EventSkillActivated          EventKind = "skill_activated"
+	EventSkillUsed               EventKind = "skill_used"
 )
 
 // An Event reports one step of an agent or crew run. Fields that do not
@@ -67,6 +74,27 @@ type Event struct {
 	TextDelta string
 	// Iteration counts the agent loop's LLM rounds from 0.
 	Iteration int
+	// Skill describes the skill of a skill_* event; nil on other events.
+	Skill *SkillInfo
+}
+
+// SkillInfo is what a skill event reports, beyond its agent and task
+// (CrewAI's field names in parentheses).
+type SkillInfo struct {
+	// Name is the skill's name (skill_name); for the loader's events, the
+	// catalog label the model asked for.
+	Name string
+	// Path is the skill's folder (skill_path), "." for an inline skill.
+	Path string
+	// SearchPath is the folder a discovery scanned (search_path).
+	SearchPath string
+	// Found names the skills a discovery found (skill_names; skills_found
+	// is its length).
+	Found []string
+	// Level is the disclosure level (disclosure_level): 1 name and
+	// description, 2 instructions, 3 instructions and the list of the
+	// skill's files.
+	Level int
 }
 
 // An Observer receives events. Calls are serialized per agent or crew run,
@@ -164,6 +192,9 @@ func (e emitter) emit(ctx context.Context, ev Event) int64 {
 		}
 		if ev.Tool != "" {
 			attrs = append(attrs, slog.String("tool", ev.Tool), slog.String("arguments", string(ev.Arguments)))
+		}
+		if ev.Skill != nil {
+			attrs = append(attrs, slog.String("skill", ev.Skill.Name), slog.String("skill_path", ev.Skill.Path))
 		}
 		if ev.Duration > 0 {
 			attrs = append(attrs, slog.Duration("duration", ev.Duration))

@@ -34,6 +34,7 @@ func systemPrompt(spec *AgentSpec, react bool, tools []*toolEntry) string {
 	if react {
 		writeReActInstructions(&b, tools)
 	}
+	b.WriteString(spec.SkillPrompt)
 	return b.String()
 }
 

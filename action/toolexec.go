@@ -51,6 +51,9 @@ type toolbox struct {
 	names   []string
 	specs   []llm.ToolSpec
 
+	// session is the run's Session, asked before each call; nil: none.
+	session Session
+
 	mu       sync.Mutex
 	seen     map[string]string // tool + canonical arguments -> result
 	repeats  int
@@ -90,6 +93,9 @@ func newToolbox(tools []Tool, timeout time.Duration) (*toolbox, error) {
 func validatesOwnArguments(t Tool) bool {
 	if a, ok := t.(answerTool); ok {
 		t = a.Tool
+	}
+	if _, ok := t.(ArgumentChecker); ok {
+		return true
 	}
 	_, ok := t.(interface{ validatesArguments() })
 	return ok
@@ -163,6 +169,11 @@ func (tb *toolbox) run(ctx context.Context, em emitter, at Call) (callResult, st
 	if e == nil {
 		err := fmt.Errorf("unknown tool %q", c.Name)
 		return callResult{failed: true, text: fmt.Sprintf("Error: there is no tool named %q. Use one of: %s.", c.Name, strings.Join(tb.names, ", "))}, FailureUnknownTool, err
+	}
+	if tb.session != nil {
+		if ok, reason := tb.session.AllowTool(e.spec.Name); !ok {
+			return callResult{failed: true, text: "Error: " + reason}, FailureRefused, &ToolRefusedError{Tool: e.spec.Name, Reason: reason}
+		}
 	}
 	args := c.Arguments
 	if len(strings.TrimSpace(string(args))) == 0 {

@@ -103,6 +103,12 @@ type Agent struct {
 	// Troupe extension key response_schema. CrewAI's response_format (a
 	// Python class) is kept in Extra.
 	ResponseSchema map[string]any
+	// Skills are the agent's Agent Skills (the skills key): folders of
+	// skill folders (or, in Troupe, a skill folder), relative to the
+	// definition's folder; inline SKILL.md texts; and @org/name[@version]
+	// references. Nil means none; an empty, non-nil list is an error, as
+	// in CrewAI.
+	Skills []string
 
 	// Extra holds every other key, kept as written.
 	Extra map[string]any
@@ -118,6 +124,9 @@ type Crew struct {
 	Inputs       map[string]any
 	ManagerAgent string
 	ManagerLLM   *LLMConfig
+	// Skills are given to every agent of the crew, after the agent's own
+	// (see Agent.Skills); an empty list is allowed.
+	Skills []string
 	// Extra holds every other key, kept as written.
 	Extra map[string]any
 }

@@ -178,6 +178,9 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 	if err := e.checkAgent(ag, where); err != nil {
 		return nil, err
 	}
+	if err := e.checkSkills(def, ag, nil, where); err != nil {
+		return nil, err
+	}
 	input, err := e.env.CompileTemplate(ag.Input)
 	if err != nil {
 		return nil, err
@@ -195,6 +198,9 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 		}
 		spec, err := e.agentSpec(ctx, ag, where)
 		if err != nil {
+			return nil, err
+		}
+		if err := e.giveSkills(def, spec, ag, nil, where); err != nil {
 			return nil, err
 		}
 		r.withMemory(spec, truthy(ag.Extra["memory"]))
@@ -234,7 +240,7 @@ func (r *run) agentOptions(ctx context.Context, method string) *action.RunOption
 			}
 			seqs[ev.ID] = r.events.emit(Event{Kind: EventKind(ev.Kind), Parent: parent, Method: method, Agent: ev.Agent,
 				Model: ev.Model, Tool: ev.Tool, Arguments: ev.Arguments, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
-				Err: ev.Err, Duration: ev.Duration})
+				Err: ev.Err, Duration: ev.Duration, Skill: ev.Skill})
 		}
 	}
 	return opts

@@ -104,6 +104,7 @@ func (c *canon) agent(path string, in *Agent, action bool) *Agent {
 	a.MaxExecTime = cloneInt(in.MaxExecTime)
 	a.Settings = c.data(join(path, "settings"), in.Settings)
 	a.ResponseSchema = c.data(join(path, "response_schema"), in.ResponseSchema)
+	a.Skills = cloneStrings(in.Skills)
 	a.Extra = c.data(path, in.Extra)
 	if !action && a.Input != "" {
 		if a.Extra == nil {
@@ -151,6 +152,7 @@ func (c *canon) crew(path string, in *Crew) *Crew {
 	}
 	cr.Inputs = c.data(join(path, "inputs"), in.Inputs)
 	cr.ManagerLLM = c.llm(join(path, "manager_llm"), in.ManagerLLM)
+	cr.Skills = cloneStrings(in.Skills)
 	cr.Extra = c.data(path, in.Extra)
 	return &cr
 }

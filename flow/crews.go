@@ -18,6 +18,9 @@ func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn,
 			if err := e.checkAgent(ag, "crew action: agents."+ag.Name); err != nil {
 				return nil, err
 			}
+			if err := e.checkSkills(def, ag, a.Crew, "crew action: agents."+ag.Name); err != nil {
+				return nil, err
+			}
 		}
 		for _, t := range a.Crew.Tasks {
 			if _, err := e.taskGuardrails(t); err != nil {
@@ -64,6 +67,9 @@ func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn,
 			return nil, err
 		}
 		if err := r.crewExtras(ctx, crew, spec); err != nil {
+			return nil, err
+		}
+		if err := e.giveCrewSkills(def, crew, spec); err != nil {
 			return nil, err
 		}
 		out, err := action.RunCrew(ctx, spec, inputs, r.agentOptions(ctx, sc.method))

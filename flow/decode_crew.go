@@ -8,7 +8,7 @@ import (
 // agentKeys are the keys Troupe reads from an agent definition; every other
 // key is kept in Agent.Extra.
 var agentKeys = []string{"role", "goal", "backstory", "from_repository", "settings", "llm",
-	"tools", "allow_delegation", "max_iter", "max_rpm", "max_execution_time", "response_schema"}
+	"tools", "allow_delegation", "max_iter", "max_rpm", "max_execution_time", "response_schema", "skills"}
 
 // agent decodes an inline agent; action is set for an agent action's with
 // block, which also takes input and response_format.
@@ -49,6 +49,7 @@ func (d *decoder) agent(path string, n *node, name string, action bool) *Agent {
 	a.MaxRPM = d.optInt(join(path, "max_rpm"), f["max_rpm"])
 	a.MaxExecTime = d.optInt(join(path, "max_execution_time"), f["max_execution_time"])
 	a.ResponseSchema = d.anyMap(join(path, "response_schema"), f["response_schema"], "response_schema")
+	a.Skills = d.skills(join(path, "skills"), f["skills"])
 	if action {
 		if v, ok := f["input"]; !ok {
 			d.errorf(join(path, "input"), "missing", "Field required [type=missing]: an agent action needs input, the task text (a ${...} template)")
@@ -129,7 +130,7 @@ func (d *decoder) tools(path string, n *node) []ToolRef {
 }
 
 // crewKeys are the keys Troupe reads from a crew; others go to Crew.Extra.
-var crewKeys = []string{"agents", "tasks", "inputs", "manager_agent", "manager_llm", "name", "process"}
+var crewKeys = []string{"agents", "tasks", "inputs", "manager_agent", "manager_llm", "name", "process", "skills"}
 
 func (d *decoder) crew(path string, n *node) *Crew {
 	if !d.isMap(path, n, "crew with") {
@@ -169,6 +170,7 @@ func (d *decoder) crew(path string, n *node) *Crew {
 	if v := f["manager_llm"]; v != nil {
 		c.ManagerLLM = d.llm(join(path, "manager_llm"), v)
 	}
+	c.Skills = d.skills(join(path, "skills"), f["skills"])
 	known := make(map[string]*node, len(crewKeys))
 	for _, k := range crewKeys {
 		known[k] = nil

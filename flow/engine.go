@@ -54,6 +54,11 @@ type Engine struct {
 	last      atomic.Pointer[Program]
 	workers   workers
 	intercept []Interceptor
+	// skills, skillScripts and skillNoLimits: see WithSkills,
+	// WithSkillScripts and WithSkillToolLimits.
+	skills        []string
+	skillScripts  bool
+	skillNoLimits bool
 	// compileMu keeps two callers from compiling one definition at once
 	// for the cache: compiling may open persistence backends.
 	compileMu sync.Mutex

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/llm"
 )
 
@@ -35,6 +36,14 @@ const (
 	TaskCompleted      EventKind = "task_completed"
 	GuardrailStarted   EventKind = "guardrail_started"
 	GuardrailCompleted EventKind = "guardrail_completed"
+	// Agent Skills: discovery when an agent's first run starts, skill_used
+	// for its always-on skills at every run, activation when it loads one.
+	SkillDiscoveryStarted   EventKind = "skill_discovery_started"
+	SkillDiscoveryCompleted EventKind = "skill_discovery_completed"
+	SkillLoaded             EventKind = "skill_loaded"
+	SkillLoadFailed         EventKind = "skill_load_failed"
+	SkillActivated          EventKind = "skill_activated"
+	SkillUsed               EventKind = "skill_used"
 )
 
 // An Event is one step of a run. Events of a run are numbered in order and
@@ -66,4 +75,6 @@ type Event struct {
 	Usage     llm.Usage
 	// Result is set on flow_finished.
 	Result *Result
+	// Skill describes the skill of a skill_* event.
+	Skill *action.SkillInfo
 }

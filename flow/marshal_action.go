@@ -118,6 +118,9 @@ func (w *docWriter) agentFields(path string, m docMap, a *Agent) {
 	if a.ResponseSchema != nil {
 		m.add("response_schema", w.dataNode(join(path, "response_schema"), a.ResponseSchema))
 	}
+	if a.Skills != nil {
+		m.add("skills", strListNode(a.Skills, false))
+	}
 	w.addExtra(path, m, a.Extra, agentKeys, []string{"name", "input"})
 }
 
@@ -145,6 +148,9 @@ func (w *docWriter) crewNode(path string, c *Crew) *yaml.Node {
 	}
 	if c.ManagerLLM != nil {
 		m.add("manager_llm", w.llmNode(join(path, "manager_llm"), c.ManagerLLM))
+	}
+	if c.Skills != nil {
+		m.add("skills", strListNode(c.Skills, false))
 	}
 	w.addExtra(path, m, c.Extra, crewKeys)
 	return m.Node

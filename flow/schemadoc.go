@@ -316,6 +316,7 @@ type docAgentFields struct {
 	Apps             []string       `json:"apps,omitempty" jsonschema:"nullable"`
 	MCPs             []docToolRef   `json:"mcps,omitempty" jsonschema:"nullable"`
 	ResponseSchema   map[string]any `json:"response_schema,omitempty" jsonschema_description:"Troupe: the JSON Schema of a structured answer."`
+	Skills           []string       `json:"skills,omitempty" jsonschema:"nullable,minItems=1" jsonschema_description:"Agent Skills: folders of skill folders (relative to the flow file), skill folders, inline SKILL.md texts, @org/name[@version] references."`
 }
 
 type docAgentWith struct {
@@ -343,6 +344,7 @@ type docCrew struct {
 	ManagerLLM   *docLLM        `json:"manager_llm,omitempty"`
 	Name         *string        `json:"name,omitempty" jsonschema:"nullable"`
 	Process      *string        `json:"process,omitempty" jsonschema:"nullable" jsonschema_description:"sequential or hierarchical."`
+	Skills       []string       `json:"skills,omitempty" jsonschema:"nullable" jsonschema_description:"Agent Skills given to every agent of the crew, after its own."`
 }
 
 // JSONSchemaExtend keeps other crew keys, as CrewAI does.

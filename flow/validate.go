@@ -96,6 +96,7 @@ func (d *decoder) checkAction(path string, a *Action, inStep bool) {
 	case CallAgent:
 		if a.Agent != nil {
 			d.checkTemplate(join(path, "with.input"), a.Agent.Input, roots)
+			d.checkSkills(join(path, "with.skills"), a.Agent.Skills, true)
 		}
 	case CallExpression:
 		d.checkExpr(join(path, "expr"), a.Expr, roots)
@@ -163,6 +164,7 @@ func (d *decoder) checkCrew(path string, c *Crew) {
 	if c.ManagerAgent != "" && c.Agent(c.ManagerAgent) == nil {
 		d.errorf(join(path, "manager_agent"), "manager_agent", "manager_agent %s does not match an agent definition", pyRepr(c.ManagerAgent))
 	}
+	d.checkCrewSkills(path, c)
 }
 
 func agentNames(c *Crew) []string {

@@ -173,6 +173,9 @@ func resumeCommand(path, flowID string, f runFlags) []string {
 	if f.allowScripts {
 		args = append(args, "--allow-scripts")
 	}
+	if f.allowSkillScripts {
+		args = append(args, "--allow-skill-scripts")
+	}
 	if f.llmScript != "" {
 		args = append(args, "--llm-script", f.llmScript)
 	}

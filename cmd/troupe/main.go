@@ -5,7 +5,7 @@
 //	troupe validate [--json] [--strict] FILE...
 //	                                   check definitions, report every problem
 //	troupe run [FILE] [--inputs JSON] [--json] [--strict] [--allow-path DIR]
-//	           [--llm-script FILE] [--tool-script FILE]
+//	           [--llm-script FILE] [--tool-script FILE] [--allow-skill-scripts]
 //	                                   run a flow (FILE defaults to flow.yaml)
 //	troupe resume [FILE] --id ID [--feedback TEXT]
 //	                                   continue a paused or interrupted run
@@ -13,6 +13,8 @@
 //	troupe plot [--format dot] FILE    draw a flow as Mermaid or DOT
 //	troupe init NAME                   create a project folder with a flow
 //	troupe schema                      print the JSON Schema of the format
+//	troupe skills validate|list|prompt PATH...
+//	                                   check Agent Skills, list them, show their catalog
 //
 // Exit codes: 0 success, 1 an invalid definition or a failed command,
 // 2 a usage error, 3 a run paused for human feedback, 130 a run stopped by
@@ -53,6 +55,7 @@ func subcommands() []*cobra.Command {
 		newPlotCmd(),
 		newInitCmd(),
 		newSchemaCmd(),
+		newSkillsCmd(),
 	}
 }
 

@@ -31,6 +31,9 @@ type runFlags struct {
 	toolScript   string
 	store        string
 	memory       string
+
+	// allowSkillScripts lets agents run their skills' scripts.
+	allowSkillScripts bool
 }
 
 // defaultStore is where runs are saved, relative to the working folder.
@@ -64,6 +67,7 @@ func addEngineFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print {result, outputs, state, trace, usage, warnings} as one JSON object (NaN and infinities as the strings \"NaN\", \"Infinity\", \"-Infinity\")")
 	cmd.Flags().BoolVar(&f.strict, "strict", false, "treat the definition's warnings as errors: do not run it")
 	cmd.Flags().BoolVar(&f.allowScripts, "allow-scripts", false, "allow script actions (Python) from this trusted definition")
+	cmd.Flags().BoolVar(&f.allowSkillScripts, "allow-skill-scripts", false, "let agents run the scripts of the skills they load (run_skill_script), for trusted skills")
 	cmd.Flags().StringArrayVar(&f.allowPaths, "allow-path", nil, "let the definition read files (knowledge_sources, crew from_declaration) from this folder too; repeatable")
 	cmd.Flags().StringVar(&f.llmScript, "llm-script", "", "answer every model call from this scripted replies file (llm/fake format)")
 	cmd.Flags().StringVar(&f.toolScript, "tool-script", "", "register the scripted tools of this file (action/fake format), for agents and tool actions")
@@ -119,6 +123,13 @@ func loadDefinition(path string, stderr io.Writer, f runFlags) (*flow.Definition
 		printDiagnostics(stderr, diags)
 		return nil, exitError{exitFail}
 	}
+	if sk := flow.CheckSkills(def, f.allowPaths...); len(sk) > 0 {
+		if sk.HasErrors() {
+			printDiagnostics(stderr, append(def.Warnings, sk...))
+			return nil, exitError{exitFail}
+		}
+		def.Warnings = append(def.Warnings, sk...)
+	}
 	if f.strict && len(def.Warnings) > 0 {
 		printDiagnostics(stderr, def.Warnings)
 		return nil, strictError(path, len(def.Warnings))
@@ -161,6 +172,7 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 		flow.WithBackend(persistenceType, s.stores.backend),
 		flow.WithTools(tools...),
 		flow.WithFileRoots(f.allowPaths...),
+		flow.WithSkillScripts(f.allowSkillScripts),
 	}
 	if f.llmScript != "" {
 		m, err := fake.Load(f.llmScript)

@@ -15,6 +15,7 @@ const stdinName = "<stdin>"
 
 func newValidateCmd() *cobra.Command {
 	var asJSON, strict bool
+	var allowPaths []string
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check flow definitions and report every problem",
@@ -25,14 +26,18 @@ func newValidateCmd() *cobra.Command {
 			"It exits with 0 when no file has an error (warnings are printed but pass;\n" +
 			"with --strict they fail too) and 1 otherwise. With --json it prints a JSON\n" +
 			"array of the diagnostics {file, line, column, path, severity, code, message}\n" +
-			"on stdout instead.",
+			"on stdout instead.\n\n" +
+			"It also reads the skills the definition's agents and crews name (skills:),\n" +
+			"as troupe run will: a path that is not a folder, or leads outside the\n" +
+			"definition's folder and the --allow-path folders, is an error; skills that\n" +
+			"agents would skip are warnings.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			all := flow.Diagnostics{}
 			failed, warned := false, 0
 			for _, path := range args {
-				diags := check(cmd.InOrStdin(), path)
+				diags := check(cmd.InOrStdin(), path, allowPaths)
 				all = append(all, diags...)
 				warnings := len(diags.Warnings())
 				bad := diags.HasErrors() || strict && warnings > 0
@@ -64,6 +69,7 @@ func newValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the diagnostics as a JSON array on stdout")
 	cmd.Flags().BoolVar(&strict, "strict", false, "treat warnings as errors (exit code 1)")
+	cmd.Flags().StringArrayVar(&allowPaths, "allow-path", nil, "let the definition's skills paths lead into this folder too, as troupe run --allow-path does; repeatable")
 	return cmd
 }
 
@@ -83,19 +89,25 @@ func warningNote(n int) string {
 	return " (" + plural(n, "warning") + ")"
 }
 
-// check loads one definition, from stdin when path is "-".
-func check(stdin io.Reader, path string) flow.Diagnostics {
+// check loads one definition, from stdin when path is "-", and, when it
+// has no error, the skills it names.
+func check(stdin io.Reader, path string, allowPaths []string) flow.Diagnostics {
+	var def *flow.Definition
+	var diags flow.Diagnostics
 	if path != "-" {
-		_, diags := flow.CheckFile(path)
+		def, diags = flow.CheckFile(path)
+	} else {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return flow.Diagnostics{{File: stdinName, Severity: flow.SeverityError, Code: "read_error",
+				Message: fmt.Sprintf("cannot read the definition: %v", err)}}
+		}
+		def, diags = flow.Check(data, stdinName)
+	}
+	if def == nil || diags.HasErrors() {
 		return diags
 	}
-	data, err := io.ReadAll(stdin)
-	if err != nil {
-		return flow.Diagnostics{{File: stdinName, Severity: flow.SeverityError, Code: "read_error",
-			Message: fmt.Sprintf("cannot read the definition: %v", err)}}
-	}
-	_, diags := flow.Check(data, stdinName)
-	return diags
+	return append(diags, flow.CheckSkills(def, allowPaths...)...)
 }
 
 func writeJSON(w io.Writer, diags flow.Diagnostics) error {

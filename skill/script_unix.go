@@ -1,0 +1,16 @@
+//go:build unix
+
+package skill
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// killGroup runs cmd in a process group of its own and, when its context
+// ends, kills the whole group, so that a script's children do not outlive
+// it.
+func killGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}
