@@ -41,7 +41,8 @@ const (
 // when ctx ends, even if some method ignores ctx: after CancelGrace it
 // returns a *MethodError naming the methods still running. The run then
 // finishes on its own; its events are dropped and it is recycled when it
-// ends.
+// ends. When no method is running by then, the run is finishing its own
+// work (a snapshot, its final status), and watch waits for it.
 func (r *run) watch(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
 	r.watched = true
 	var state atomic.Int32
@@ -74,6 +75,14 @@ func (r *run) watch(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	events := r.events
 	running := r.running()
+	if len(running) == 0 {
+		// No method is under way: the run is doing its own closing work
+		// (saving its final status, say), which a process about to exit
+		// must not lose.
+		o := <-done
+		r.release()
+		return o.res, o.err
+	}
 	if !state.CompareAndSwap(watchRunning, watchAbandoned) {
 		o := <-done // it finished just now
 		r.release()
@@ -81,9 +90,6 @@ func (r *run) watch(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	events.close()
 	cause := context.Cause(ctx)
-	if len(running) == 0 {
-		return nil, fmt.Errorf("flow %s: %w", r.p.def.Name, cause)
-	}
 	return nil, &MethodError{Flow: r.p.def.Name, Method: running[0], Err: &StillRunningError{Methods: running, Cause: cause}}
 }
 

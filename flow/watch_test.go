@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/store"
 )
 
 // TestRunReturnsWhenAHandlerIgnoresItsContext runs a handler that blocks
@@ -95,4 +96,37 @@ func TestCancelledRunOfWellBehavedMethodsKeepsItsError(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	var sr *flow.StillRunningError
 	assert.False(t, errors.As(err, &sr), "a method that returned is not still running: %v", err)
+}
+
+// slowSaves is a store whose saves of a final status take longer than
+// CancelGrace.
+type slowSaves struct {
+	store.Store
+}
+
+func (s slowSaves) Save(ctx context.Context, snap *store.Snapshot) error {
+	if snap.Status != store.StatusRunning {
+		time.Sleep(3 * flow.CancelGrace)
+	}
+	return s.Store.Save(ctx, snap)
+}
+
+// TestCancelledRunSavesItsStatusBeforeReturning checks that Run, when its
+// context ends, waits for the run's own closing work: a process that exits
+// right after Run returns must find the run in its store.
+func TestCancelledRunSavesItsStatusBeforeReturning(t *testing.T) {
+	waits := func(ctx context.Context, _ flow.Input) (any, error) {
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	}
+	def, err := flow.New("Saved").Persist(&flow.Persist{Enabled: true}).Method("wait", flow.Go(waits)).Start().Build()
+	require.NoError(t, err)
+	st := slowSaves{store.NewMemory()}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(10*time.Millisecond, cancel)
+	_, err = flow.NewEngine(flow.WithStore(st)).Run(ctx, def, map[string]any{"id": "run-1"})
+	require.ErrorIs(t, err, context.Canceled)
+	snap, err := st.Load(context.Background(), "run-1")
+	require.NoError(t, err, "the run's final status was saved before Run returned")
+	assert.Equal(t, store.StatusFailed, snap.Status)
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/troupe-dev/troupe/store"
+	"github.com/troupe-dev/troupe/store/sqlite"
 )
 
 // slowReplies makes the model take an hour to answer.
@@ -49,8 +53,11 @@ func TestInterruptExits130(t *testing.T) {
 			dir := inTempDir(t)
 			args := c.args(t, dir)
 			if c.name == "resume" {
-				// Save the run: a first run is interrupted the same way.
-				code, _, errOut := interrupt(t, "run", args[1], "--inputs", `{"id": "stopped-1", "question": "Why?"}`,
+				// Save the run: a first run is interrupted the same way,
+				// once it holds its claim on the store (an interrupt that
+				// came before the run started would leave nothing to
+				// resume).
+				code, _, errOut := interruptWhen(t, claimed(t, "stopped-1"), "run", args[1], "--inputs", `{"id": "stopped-1", "question": "Why?"}`,
 					"--llm-script", args[len(args)-1])
 				require.Equal(t, exitInterrupted, code, errOut)
 			}
@@ -62,8 +69,34 @@ func TestInterruptExits130(t *testing.T) {
 	}
 }
 
+// claimed reports whether the run id is claimed in the CLI's store in
+// the working folder: a run holds it while it runs.
+func claimed(t *testing.T, id string) func() bool {
+	return func() bool {
+		if _, err := os.Stat(".troupe/flows.db"); err != nil {
+			return false
+		}
+		st, err := sqlite.Open(".troupe/flows.db")
+		if err != nil {
+			return false
+		}
+		defer st.Close()
+		err = st.Claim(t.Context(), id, "probe", time.Millisecond)
+		if err == nil {
+			_ = st.Release(t.Context(), id, "probe")
+		}
+		return errors.Is(err, store.ErrClaimed)
+	}
+}
+
 // interrupt runs troupe and sends SIGINT to the process until it returns.
 func interrupt(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return interruptWhen(t, func() bool { return true }, args...)
+}
+
+// interruptWhen is interrupt sending SIGINT only once ready reports true.
+func interruptWhen(t *testing.T, ready func() bool, args ...string) (int, string, string) {
 	t.Helper()
 	type result struct {
 		code        int
@@ -82,7 +115,9 @@ func interrupt(t *testing.T, args ...string) (int, string, string) {
 		case r := <-done:
 			return r.code, r.out, r.errOut
 		case <-tick.C:
-			require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
+			if ready() {
+				require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
+			}
 		case <-deadline:
 			t.Fatal("troupe did not stop after SIGINT")
 		}
