@@ -56,6 +56,10 @@ type AgentSpec struct {
 	MaxTokens   int
 	// Memory, when set, is recalled before the task and told its result.
 	Memory Memory
+	// Toolsets supply tools for each run on top of Tools (the tools of MCP
+	// servers); they are opened after agent_execution_started and released
+	// when the run ends.
+	Toolsets []Toolset
 }
 
 // Memory is what an agent needs from a memory store: recall of what is
@@ -154,7 +158,7 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 	start := time.Now()
 	ctx, runCtx = withEmitter(ctx, em), withEmitter(runCtx, em)
 	id := em.emit(ctx, Event{Kind: EventAgentStarted, Agent: spec.Role, Task: task.Name})
-	out, err := r.run(withParent(runCtx, id))
+	out, err := r.start(withParent(runCtx, id))
 	if err != nil {
 		if spec.MaxExecutionTime > 0 && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 			err = &TimeoutError{Agent: spec.Role, After: spec.MaxExecutionTime}

@@ -30,6 +30,15 @@ const (
 	EventTaskCompleted      EventKind = "task_completed"
 	EventGuardrailStarted   EventKind = "guardrail_started"
 	EventGuardrailCompleted EventKind = "guardrail_completed"
+	// MCP servers (reported by MCP toolsets and tools, with an
+	// mcp.EventDetail as Detail).
+	EventMCPConnectionStarted      EventKind = "mcp_connection_started"
+	EventMCPConnectionCompleted    EventKind = "mcp_connection_completed"
+	EventMCPConnectionFailed       EventKind = "mcp_connection_failed"
+	EventMCPToolExecutionStarted   EventKind = "mcp_tool_execution_started"
+	EventMCPToolExecutionCompleted EventKind = "mcp_tool_execution_completed"
+	EventMCPToolExecutionFailed    EventKind = "mcp_tool_execution_failed"
+	EventMCPConfigFetchFailed      EventKind = "mcp_config_fetch_failed"
 )
 
 // An Event reports one step of an agent or crew run. Fields that do not
@@ -67,6 +76,10 @@ type Event struct {
 	TextDelta string
 	// Iteration counts the agent loop's LLM rounds from 0.
 	Iteration int
+	// Detail holds what an event reported by a tool or toolset says beyond
+	// the fields above, as a struct of the reporting package (an
+	// mcp.EventDetail for MCP events); nil for the loop's own events.
+	Detail any
 }
 
 // An Observer receives events. Calls are serialized per agent or crew run,
