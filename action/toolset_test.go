@@ -98,7 +98,9 @@ func (c *checker) ChecksArguments() {}
 
 func TestReportedFailureIsTheObservation(t *testing.T) {
 	remote := &action.ToolFunc{ToolSpec: llm.ToolSpec{Name: "remote"},
-		Fn: func(ctx context.Context, args json.RawMessage) (any, error) { return nil, reported{"no such file: a.txt"} }}
+		Fn: func(ctx context.Context, args json.RawMessage) (any, error) {
+			return nil, reported{"no such file: a.txt"}
+		}}
 	m := fake.New(fake.Times(1, fake.ToolCalls(fake.Call("remote", `{}`))), fake.Text("recovered"))
 	out, err := action.RunAgent(t.Context(), agent(m, remote), action.AgentTask{Input: "go"}, nil)
 	require.NoError(t, err)
