@@ -1,6 +1,9 @@
 package flow
 
-import "github.com/troupe-dev/troupe/action"
+import (
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/mcp"
+)
 
 // CallKind names what an action does: the call key of a do block.
 type CallKind string
@@ -96,6 +99,10 @@ type Agent struct {
 	MaxRPM          *int
 	MaxExecTime     *int
 	Settings        map[string]any
+	// MCPs are the agent's MCP servers (mcps), whose tools it gets for
+	// each execution through the engine's WithMCP connector. From a
+	// settings block that has mcps, its list (settings win, as in CrewAI).
+	MCPs []mcp.Server
 
 	// Input is the task text of an agent action (a template).
 	Input string

@@ -103,6 +103,7 @@ func (c *canon) agent(path string, in *Agent, action bool) *Agent {
 	a.MaxRPM = cloneInt(in.MaxRPM)
 	a.MaxExecTime = cloneInt(in.MaxExecTime)
 	a.Settings = c.data(join(path, "settings"), in.Settings)
+	a.MCPs = c.mcps(join(path, "mcps"), in.MCPs)
 	a.ResponseSchema = c.data(join(path, "response_schema"), in.ResponseSchema)
 	a.Extra = c.data(path, in.Extra)
 	if !action && a.Input != "" {

@@ -131,7 +131,7 @@ func (e *Engine) crewSpec(ctx context.Context, c *Crew) (*action.CrewSpec, error
 			return nil, err
 		}
 		if c.ManagerAgent != "" && a.Name == c.ManagerAgent {
-			s.Tools = nil
+			s.Tools, s.Toolsets = nil, nil
 			spec.Manager = s
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/troupe-dev/troupe/cel"
 	"github.com/troupe-dev/troupe/internal/lru"
 	"github.com/troupe-dev/troupe/llm"
+	"github.com/troupe-dev/troupe/mcp"
 	"github.com/troupe-dev/troupe/memory"
 	"github.com/troupe-dev/troupe/store"
 )
@@ -54,6 +55,10 @@ type Engine struct {
 	last      atomic.Pointer[Program]
 	workers   workers
 	intercept []Interceptor
+	// mcp opens agents' MCP servers; mcpServers are every agent's (see
+	// WithMCP, WithMCPServers).
+	mcp        mcp.Connector
+	mcpServers []mcp.Server
 	// compileMu keeps two callers from compiling one definition at once
 	// for the cache: compiling may open persistence backends.
 	compileMu sync.Mutex

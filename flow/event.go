@@ -66,4 +66,7 @@ type Event struct {
 	Usage     llm.Usage
 	// Result is set on flow_finished.
 	Result *Result
+	// Detail holds what events reported by tools and toolsets say beyond
+	// the fields above: an mcp.EventDetail for the MCP* kinds.
+	Detail any
 }
