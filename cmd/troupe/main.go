@@ -13,6 +13,8 @@
 //	troupe plot [--format dot] FILE    draw a flow as Mermaid or DOT
 //	troupe init NAME                   create a project folder with a flow
 //	troupe schema                      print the JSON Schema of the format
+//	troupe mcp tools [URL...] [--stdio "COMMAND ARGS"] [--json]
+//	                                   list MCP servers' tools as agents see them
 //
 // Exit codes: 0 success, 1 an invalid definition or a failed command,
 // 2 a usage error, 3 a run paused for human feedback, 130 a run stopped by
@@ -53,6 +55,7 @@ func subcommands() []*cobra.Command {
 		newPlotCmd(),
 		newInitCmd(),
 		newSchemaCmd(),
+		newMCPCmd(),
 	}
 }
 
