@@ -125,6 +125,9 @@ type Crew struct {
 	Inputs       map[string]any
 	ManagerAgent string
 	ManagerLLM   *LLMConfig
+	// MCPs are MCP servers every agent of the crew gets after its own (not
+	// the manager).
+	MCPs []mcp.Server
 	// Extra holds every other key, kept as written.
 	Extra map[string]any
 }

@@ -118,6 +118,7 @@ func (c *canon) agent(path string, in *Agent, action bool) *Agent {
 
 func (c *canon) crew(path string, in *Crew) *Crew {
 	cr := *in
+	cr.MCPs = c.mcps(join(path, "mcps"), in.MCPs)
 	ap := join(path, "agents")
 	cr.Agents = make([]*Agent, 0, len(in.Agents))
 	for i, a := range in.Agents {

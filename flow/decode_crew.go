@@ -128,7 +128,7 @@ func (d *decoder) tools(path string, n *node) []ToolRef {
 }
 
 // crewKeys are the keys Troupe reads from a crew; others go to Crew.Extra.
-var crewKeys = []string{"agents", "tasks", "inputs", "manager_agent", "manager_llm", "name", "process"}
+var crewKeys = []string{"agents", "tasks", "inputs", "manager_agent", "manager_llm", "name", "process", "mcps"}
 
 func (d *decoder) crew(path string, n *node) *Crew {
 	if !d.isMap(path, n, "crew with") {
@@ -168,6 +168,7 @@ func (d *decoder) crew(path string, n *node) *Crew {
 	if v := f["manager_llm"]; v != nil {
 		c.ManagerLLM = d.llm(join(path, "manager_llm"), v)
 	}
+	c.MCPs = d.mcps(join(path, "mcps"), f["mcps"])
 	known := make(map[string]*node, len(crewKeys))
 	for _, k := range crewKeys {
 		known[k] = nil

@@ -149,6 +149,9 @@ func (w *docWriter) crewNode(path string, c *Crew) *yaml.Node {
 	if c.ManagerLLM != nil {
 		m.add("manager_llm", w.llmNode(join(path, "manager_llm"), c.ManagerLLM))
 	}
+	if len(c.MCPs) > 0 {
+		m.add("mcps", w.dataNode(join(path, "mcps"), mcpData(c.MCPs)))
+	}
 	w.addExtra(path, m, c.Extra, crewKeys)
 	return m.Node
 }

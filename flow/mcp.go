@@ -72,3 +72,18 @@ func mcpData(servers []mcp.Server) []any {
 	}
 	return out
 }
+
+// checkCrewMCP reports a crew with MCP servers and no connector.
+func (e *Engine) checkCrewMCP(c *Crew) error {
+	if len(c.MCPs) > 0 && e.mcp == nil {
+		return fmt.Errorf("crew action: mcps needs an MCP client: give the engine one with flow.WithMCP(client.New(client.Options{})) (package mcp/client)")
+	}
+	return nil
+}
+
+// withCrewMCP gives a crew agent's spec the crew's MCP servers.
+func (e *Engine) withCrewMCP(spec *action.AgentSpec, c *Crew) {
+	if len(c.MCPs) > 0 && e.mcp != nil {
+		spec.Toolsets = append(spec.Toolsets, mcp.Toolset(e.mcp, c.MCPs))
+	}
+}

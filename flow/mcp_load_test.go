@@ -50,6 +50,7 @@ methods:
               mcps: [{command: uvx, args: [mcp-server-fetch]}]
         tasks:
           - {description: Write, expected_output: Text, agent: writer}
+        mcps: ["https://team.example.com/mcp"]
 `
 
 func TestMCPFormsLoad(t *testing.T) {
@@ -71,6 +72,8 @@ func TestMCPFormsLoad(t *testing.T) {
 	writer := def.Methods[1].Do.Crew.Agents[0]
 	require.Len(t, writer.MCPs, 1, "a settings block's mcps")
 	assert.Equal(t, []string{"mcp-server-fetch"}, writer.MCPs[0].Args)
+	require.Len(t, def.Methods[1].Do.Crew.MCPs, 1, "a crew's mcps")
+	assert.Equal(t, "https://team.example.com/mcp", def.Methods[1].Do.Crew.MCPs[0].URL)
 }
 
 func TestMCPFormsRoundTrip(t *testing.T) {
@@ -82,6 +85,7 @@ func TestMCPFormsRoundTrip(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, def.Methods[0].Do.Agent.MCPs, back.Methods[0].Do.Agent.MCPs)
 	assert.Equal(t, def.Methods[1].Do.Crew.Agents[0].MCPs, back.Methods[1].Do.Crew.Agents[0].MCPs)
+	assert.Equal(t, def.Methods[1].Do.Crew.MCPs, back.Methods[1].Do.Crew.MCPs)
 	assert.Equal(t, 1, strings.Count(string(out), "mcp-server-fetch"), "a settings block's mcps is written once:\n%s", out)
 }
 

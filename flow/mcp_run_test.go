@@ -67,6 +67,20 @@ methods:
 func TestAgentWithMCPsNeedsAConnector(t *testing.T) {
 	_, err := flow.NewEngine(flow.WithLLM(fake.New(fake.Text("x")))).Compile(mustParse(t, mcpAgentFlow))
 	require.ErrorContains(t, err, `agent "Helper": mcps needs an MCP client: give the engine one with flow.WithMCP`)
+	crew := `schema: crewai.flow/v1
+name: Crew
+methods:
+  team:
+    start: true
+    do:
+      call: crew
+      with:
+        agents: {a: {role: A, goal: G, backstory: B}}
+        tasks: [{description: d, expected_output: o}]
+        mcps: [notion]
+`
+	_, err = flow.NewEngine(flow.WithLLM(fake.New(fake.Text("x")))).Compile(mustParse(t, crew))
+	require.ErrorContains(t, err, "crew action: mcps needs an MCP client")
 }
 
 func TestAgentCallsMCPTools(t *testing.T) {
@@ -145,6 +159,7 @@ methods:
         tasks:
           - {description: Read it, expected_output: Notes, agent: reader}
           - {description: Write it, expected_output: Text, agent: writer}
+        mcps: [{command: team}]
 `
 	}
 	run := func(process string) map[string][]string {
@@ -162,11 +177,12 @@ methods:
 		return byRole
 	}
 	got := run("sequential")
-	assert.Equal(t, []string{"shared_srv_echo", "shared_srv_wait", "docs_echo", "docs_wait"}, got["Reader"])
-	assert.Equal(t, []string{"shared_srv_echo", "shared_srv_wait"}, got["Writer"])
+	assert.Equal(t, []string{"shared_srv_echo", "shared_srv_wait", "docs_echo", "docs_wait", "team_echo", "team_wait"}, got["Reader"],
+		"the engine's servers, the agent's, then the crew's")
+	assert.Equal(t, []string{"shared_srv_echo", "shared_srv_wait", "team_echo", "team_wait"}, got["Writer"])
 	got = run("hierarchical")
 	require.Contains(t, got, "Boss")
-	assert.Empty(t, toolNamesMatching(got["Boss"], "srv", "bossy"), "a crew's manager gets no MCP tools")
+	assert.Empty(t, toolNamesMatching(got["Boss"], "srv", "bossy", "team"), "a crew's manager gets no MCP tools")
 }
 
 // toolNamesMatching keeps the names that contain one of parts.
