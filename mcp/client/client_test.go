@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -127,7 +128,7 @@ func TestResults(t *testing.T) {
 
 	got, err := call(t, toolNamed(t, tools, "s_mixed"), `{}`)
 	require.NoError(t, err)
-	assert.Equal(t, "first\n[image: image/png, 7 bytes]\n[resource: file:///a.txt]\n[resource: file:///b.txt]\nbee\n[audio: audio/wav, 3 bytes]\nlast", got)
+	assert.Equal(t, "first\n[image: image/png, 7 bytes]\n[resource: file:///a.txt]\n[resource: file:///b.txt]\nbee\n[audio: audio/wav, 3 bytes]\n[resource: file:///c.bin, application/octet-stream, 2 bytes]\nlast", got)
 
 	got, err = call(t, toolNamed(t, tools, "s_structured"), `{}`)
 	require.NoError(t, err)
@@ -301,4 +302,23 @@ func TestClosedConnectorRefusesWork(t *testing.T) {
 	_, release, err := c.Tools(t.Context(), mcp.Request{Servers: []mcp.Server{{Command: "s", Required: true}}})
 	defer release()
 	assert.ErrorIs(t, err, client.ErrClosed)
+}
+
+func TestListTimeout(t *testing.T) {
+	s := newTestServer(&counts{})
+	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "tools/list" {
+				<-ctx.Done() // a server that never lists its tools
+				return nil, ctx.Err()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	c := client.New(quick(client.Options{Transport: memory(s), Attempts: 1}))
+	defer c.Close()
+	_, release, err := c.Tools(t.Context(), mcp.Request{Servers: []mcp.Server{{Command: "s", ListTimeout: 30 * time.Millisecond, Required: true}}})
+	defer release()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorContains(t, err, "listing tools: listing tools timed out after 30ms")
 }

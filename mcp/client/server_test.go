@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,10 +39,14 @@ func serveStdio() {
 		_ = os.WriteFile(path, fmt.Appendf(nil, "%d", os.Getpid()), 0o644)
 	}
 	fmt.Fprintln(os.Stderr, "test server ready")
+	if os.Getenv("TROUPE_MCP_STUBBORN") == "1" {
+		// A server that neither exits when its stdin closes nor on SIGTERM.
+		signal.Ignore(syscall.SIGTERM)
+		defer time.Sleep(time.Hour)
+	}
 	s := newTestServer(&counts{})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "test server:", err)
-		os.Exit(1)
 	}
 }
 
@@ -109,6 +115,7 @@ func newTestServer(c *counts) *sdk.Server {
 			&sdk.ResourceLink{URI: "file:///a.txt", Name: "a"},
 			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///b.txt", MIMEType: "text/plain", Text: "bee"}},
 			&sdk.AudioContent{Data: []byte("WAV"), MIMEType: "audio/wav"},
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///c.bin", MIMEType: "application/octet-stream", Blob: []byte{1, 2}}},
 			&sdk.TextContent{Text: "last"},
 		}}, nil, nil
 	})

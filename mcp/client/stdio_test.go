@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,15 +68,41 @@ func TestStdioServerGetsAMinimalEnvironment(t *testing.T) {
 }
 
 func TestStdioServerStopsWhenReleased(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "pid")
-	c := client.New(quick(client.Options{}))
-	defer c.Close()
-	_, release, err := c.Tools(t.Context(), mcp.Request{Servers: []mcp.Server{stdioServer(t, pidfile)}})
-	require.NoError(t, err)
-	pid := pidOf(t, pidfile)
-	assert.False(t, gone(pid), "running while the execution lasts")
-	release()
-	assert.True(t, gone(pid), "stopped and reaped when the execution ends")
+	for _, stubborn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stubborn=%v", stubborn), func(t *testing.T) {
+			base := runtime.NumGoroutine()
+			pidfile := filepath.Join(t.TempDir(), "pid")
+			srv := stdioServer(t, pidfile)
+			if stubborn {
+				// Ignores its stdin closing and SIGTERM: only SIGKILL stops it.
+				srv.Env["TROUPE_MCP_STUBBORN"] = "1"
+			}
+			c := client.New(quick(client.Options{}))
+			tools, release, err := c.Tools(t.Context(), mcp.Request{Servers: []mcp.Server{srv}})
+			require.NoError(t, err)
+			_, err = call(t, toolNamed(t, tools, mcp.ToolName(srv.ToolPrefix(), "echo")), `{"text": "x"}`)
+			require.NoError(t, err)
+			pid := pidOf(t, pidfile)
+			assert.False(t, gone(pid), "running while the execution lasts")
+			release()
+			assert.True(t, gone(pid), "stopped and reaped when the execution ends")
+			require.NoError(t, c.Close())
+			noGoroutinesLeft(t, base)
+		})
+	}
+}
+
+// noGoroutinesLeft waits for the goroutines to fall back to base. It polls
+// itself: testify's Eventually runs its condition in a goroutine.
+func noGoroutinesLeft(t *testing.T, base int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > base && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines left, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	}
 }
 
 func TestFailedStdioServerQuotesItsStderr(t *testing.T) {
@@ -111,14 +138,7 @@ func TestCancelledRunLeavesNoProcessOrGoroutine(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.True(t, gone(pidOf(t, pidfile)), "the server is stopped before RunAgent returns")
 	require.NoError(t, c.Close())
-	// Polled here: testify's Eventually runs its condition in a goroutine.
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > base && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > base {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines left, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
-	}
+	noGoroutinesLeft(t, base)
 }
 
 func TestServerThatWentAwayIsReconnected(t *testing.T) {
