@@ -322,3 +322,36 @@ func TestListTimeout(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.ErrorContains(t, err, "listing tools: listing tools timed out after 30ms")
 }
+
+// TestConcurrentExecutionsShareOneSession starts executions at once on a
+// PerConnector connector: they share one session and the cached tool list
+// (run with -race), and each gets the tool whose schema the client completed.
+func TestConcurrentExecutionsShareOneSession(t *testing.T) {
+	n := &counts{}
+	s := newTestServer(n)
+	// A raw tool whose schema has no properties: the client adds them.
+	s.AddTool(&sdk.Tool{Name: "bare", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil
+	})
+	c := client.New(quick(client.Options{Transport: memory(s), Scope: client.PerConnector}))
+	defer c.Close()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			tools, release, err := c.Tools(context.Background(), mcp.Request{Servers: []mcp.Server{{Command: "s", Tool: "bare"}}})
+			defer release()
+			assert.NoError(t, err)
+			if !assert.Len(t, tools, 1) {
+				return
+			}
+			bare := tools[0].(*client.Tool)
+			assert.Equal(t, "bare", bare.Original())
+			assert.Equal(t, map[string]any{"type": "object", "properties": map[string]any{}}, bare.Spec().Parameters)
+			got, err := bare.Call(context.Background(), json.RawMessage(`{}`))
+			assert.NoError(t, err)
+			assert.Equal(t, "ok", got)
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int64(1), n.sessions.Load())
+}

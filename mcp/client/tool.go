@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,7 +64,9 @@ func (c *Connector) tools(sess *session, srv mcp.Server, list []*sdk.Tool, names
 // "type": "object" and "properties" added when the server left them out.
 func parameters(in any) map[string]any {
 	m, ok := in.(map[string]any)
-	if !ok {
+	if ok {
+		m = maps.Clone(m) // the cached list is shared by executions
+	} else {
 		var err error
 		if m, err = asMap(in); err != nil || m == nil {
 			m = map[string]any{}
