@@ -1,19 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/mcp"
 	"github.com/troupe-dev/troupe/mcp/client"
 )
@@ -250,52 +246,3 @@ func printMCPServer(w io.Writer, s mcpServerInfo) {
 		fmt.Fprintf(w, "    arguments: %s\n", schema)
 	}
 }
-
-// mcpConnector is the MCP client of a run: warnings on stderr, sessions per
-// agent execution or (--mcp-sessions run) for the whole run.
-func mcpConnector(stderr io.Writer, sessions string) (flow.Option, func()) {
-	opts := client.Options{Logger: warnings(stderr)}
-	if sessions == "run" {
-		opts.Scope = client.PerConnector
-	}
-	c := client.New(opts)
-	return flow.WithMCP(c), func() { _ = c.Close() }
-}
-
-// addMCPFlags adds the MCP flags of run and resume.
-func addMCPFlags(cmd *cobra.Command, f *runFlags) {
-	cmd.Flags().StringVar(&f.mcpSessions, "mcp-sessions", "execution", "how long MCP sessions last: execution (one per agent execution) or run (shared by the run's agents)")
-}
-
-// checkMCPFlags rejects unknown --mcp-sessions values.
-func checkMCPFlags(f runFlags) error {
-	if f.mcpSessions != "execution" && f.mcpSessions != "run" && f.mcpSessions != "" {
-		return usageError{fmt.Errorf("--mcp-sessions %q: want execution or run", f.mcpSessions)}
-	}
-	return nil
-}
-
-// warnings is a logger that prints warnings and errors on w, one line each,
-// as "troupe: warning: MESSAGE".
-func warnings(w io.Writer) *slog.Logger { return slog.New(&warningHandler{w: w, mu: &sync.Mutex{}}) }
-
-type warningHandler struct {
-	w  io.Writer
-	mu *sync.Mutex
-}
-
-func (h *warningHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
-
-func (h *warningHandler) Handle(_ context.Context, r slog.Record) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	level := "warning"
-	if r.Level >= slog.LevelError {
-		level = "error"
-	}
-	_, err := fmt.Fprintf(h.w, "troupe: %s: %s\n", level, r.Message)
-	return err
-}
-
-func (h *warningHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *warningHandler) WithGroup(string) slog.Handler      { return h }
