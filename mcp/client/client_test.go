@@ -273,7 +273,7 @@ func TestUnreachableServersAreSkippedUnlessRequired(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, tools)
 	assert.Equal(t, client.DefaultAttempts, dials, "connecting is retried")
-	assert.Contains(t, lg.text(), "WARN mcp: server skipped: connection refused")
+	assert.Contains(t, lg.text(), "WARN mcp: server down skipped: connection refused")
 
 	_, release2, err := c.Tools(t.Context(), mcp.Request{Servers: []mcp.Server{{Command: "down", Required: true}}})
 	defer release2()

@@ -146,7 +146,7 @@ func (c *Connector) Tools(ctx context.Context, req mcp.Request) ([]action.Tool, 
 			if srv.Required {
 				return nil, x.release, fmt.Errorf("mcp: required server %s: %w", srv.Name(), err)
 			}
-			c.logger.Warn("mcp: server skipped: "+err.Error(), "server", srv.Name(), "agent", req.Agent)
+			c.logger.Warn(fmt.Sprintf("mcp: server %s skipped: %v", srv.Name(), err), "server", srv.Name(), "agent", req.Agent)
 			continue
 		}
 		out = append(out, c.tools(sess, srv, list, &names, x.who)...)
