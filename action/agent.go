@@ -63,6 +63,10 @@ type AgentSpec struct {
 	// Session, when set, opens the state each run of the agent keeps for
 	// its tools (see [Session]); nil opens none.
 	Session func() Session
+	// Toolsets supply tools for each run on top of Tools (the tools of MCP
+	// servers); they are opened after agent_execution_started and released
+	// when the run ends.
+	Toolsets []Toolset
 }
 
 // Memory is what an agent needs from a memory store: recall of what is
@@ -169,7 +173,7 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 			s.Start(runCtx, spec.Role, task.Name)
 		}
 	}
-	out, err := r.run(runCtx)
+	out, err := r.start(runCtx)
 	if err != nil {
 		if spec.MaxExecutionTime > 0 && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 			err = &TimeoutError{Agent: spec.Role, After: spec.MaxExecutionTime}

@@ -37,6 +37,15 @@ const (
 	EventSkillLoadFailed         EventKind = "skill_load_failed"
 	EventSkillActivated          EventKind = "skill_activated"
 	EventSkillUsed               EventKind = "skill_used"
+	// MCP servers (reported by MCP toolsets and tools, with an
+	// mcp.EventDetail as Detail).
+	EventMCPConnectionStarted      EventKind = "mcp_connection_started"
+	EventMCPConnectionCompleted    EventKind = "mcp_connection_completed"
+	EventMCPConnectionFailed       EventKind = "mcp_connection_failed"
+	EventMCPToolExecutionStarted   EventKind = "mcp_tool_execution_started"
+	EventMCPToolExecutionCompleted EventKind = "mcp_tool_execution_completed"
+	EventMCPToolExecutionFailed    EventKind = "mcp_tool_execution_failed"
+	EventMCPConfigFetchFailed      EventKind = "mcp_config_fetch_failed"
 )
 
 // An Event reports one step of an agent or crew run. Fields that do not
@@ -76,6 +85,10 @@ type Event struct {
 	Iteration int
 	// Skill describes the skill of a skill_* event; nil on other events.
 	Skill *SkillInfo
+	// Detail holds what an event reported by a tool or toolset says beyond
+	// the fields above, as a struct of the reporting package (an
+	// mcp.EventDetail for MCP events); nil for the loop's own events.
+	Detail any
 }
 
 // SkillInfo is what a skill event reports, beyond its agent and task

@@ -50,12 +50,3 @@ func (e *ToolRefusedError) Error() string {
 // Session refused.
 const FailureRefused = "refused"
 
-// An ArgumentChecker is a Tool that checks its own arguments. Agents then
-// do not validate the arguments against the tool's schema before calling
-// it, so the schema can guide the model (an enum of the valid values, say)
-// while the tool answers a wrong value its own way.
-type ArgumentChecker interface {
-	Tool
-	// ChecksArguments marks the tool; it is never called.
-	ChecksArguments()
-}

@@ -64,29 +64,37 @@ type toolbox struct {
 func newToolbox(tools []Tool, timeout time.Duration) (*toolbox, error) {
 	tb := &toolbox{byName: make(map[string]*toolEntry, len(tools))}
 	for _, t := range tools {
-		if t == nil {
-			return nil, errors.New("nil tool")
+		if err := tb.add(t, timeout); err != nil {
+			return nil, err
 		}
-		e := &toolEntry{tool: t, spec: t.Spec(), answer: isAnswerTool(t), timeout: toolTimeout(t, timeout)}
-		if e.spec.Name == "" {
-			return nil, errors.New("a tool has no name")
-		}
-		if _, dup := tb.byName[e.spec.Name]; dup {
-			return nil, fmt.Errorf("tool %q given twice", e.spec.Name)
-		}
-		if e.spec.Parameters != nil && !validatesOwnArguments(t) {
-			s, err := schema.Compile(e.spec.Parameters)
-			if err != nil {
-				return nil, fmt.Errorf("tool %q: %w", e.spec.Name, err)
-			}
-			e.schema = s
-		}
-		tb.entries = append(tb.entries, e)
-		tb.byName[e.spec.Name] = e
-		tb.names = append(tb.names, e.spec.Name)
-		tb.specs = append(tb.specs, e.spec)
 	}
 	return tb, nil
+}
+
+// add prepares t for an agent whose ToolTimeout is timeout.
+func (tb *toolbox) add(t Tool, timeout time.Duration) error {
+	if t == nil {
+		return errors.New("nil tool")
+	}
+	e := &toolEntry{tool: t, spec: t.Spec(), answer: isAnswerTool(t), timeout: toolTimeout(t, timeout)}
+	if e.spec.Name == "" {
+		return errors.New("a tool has no name")
+	}
+	if _, dup := tb.byName[e.spec.Name]; dup {
+		return fmt.Errorf("tool %q given twice", e.spec.Name)
+	}
+	if e.spec.Parameters != nil && !validatesOwnArguments(t) {
+		s, err := schema.Compile(e.spec.Parameters)
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", e.spec.Name, err)
+		}
+		e.schema = s
+	}
+	tb.entries = append(tb.entries, e)
+	tb.byName[e.spec.Name] = e
+	tb.names = append(tb.names, e.spec.Name)
+	tb.specs = append(tb.specs, e.spec)
+	return nil
 }
 
 // validatesOwnArguments reports whether t's Call checks its arguments itself.
@@ -193,11 +201,14 @@ func (tb *toolbox) run(ctx context.Context, em emitter, at Call) (callResult, st
 	if err != nil {
 		var ae *ArgumentError
 		var te *ToolTimeoutError
+		var rf ReportedFailure
 		switch {
 		case errors.As(err, &ae):
 			return invalidArgs(e, ae.Err)
 		case errors.As(err, &te):
 			return callResult{failed: true, text: fmt.Sprintf("Error: the tool %q did not finish within %s.", e.spec.Name, te.After)}, FailureTimeout, err
+		case errors.As(err, &rf):
+			return callResult{failed: true, text: rf.Observation()}, rf.Reason(), err
 		}
 		return callResult{failed: true, text: fmt.Sprintf("Error: the tool %q failed: %v", e.spec.Name, err)}, FailureToolError, err
 	}

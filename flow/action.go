@@ -1,6 +1,9 @@
 package flow
 
-import "github.com/troupe-dev/troupe/action"
+import (
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/mcp"
+)
 
 // CallKind names what an action does: the call key of a do block.
 type CallKind string
@@ -96,6 +99,10 @@ type Agent struct {
 	MaxRPM          *int
 	MaxExecTime     *int
 	Settings        map[string]any
+	// MCPs are the agent's MCP servers (mcps), whose tools it gets for
+	// each execution through the engine's WithMCP connector. From a
+	// settings block that has mcps, its list (settings win, as in CrewAI).
+	MCPs []mcp.Server
 
 	// Input is the task text of an agent action (a template).
 	Input string
@@ -127,6 +134,9 @@ type Crew struct {
 	// Skills are given to every agent of the crew, after the agent's own
 	// (see Agent.Skills); an empty list is allowed.
 	Skills []string
+	// MCPs are MCP servers every agent of the crew gets after its own (not
+	// the manager).
+	MCPs []mcp.Server
 	// Extra holds every other key, kept as written.
 	Extra map[string]any
 }

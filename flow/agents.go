@@ -85,6 +85,9 @@ func (e *Engine) checkAgent(a *Agent, where string) error {
 			return fmt.Errorf("%s: missing required field '%s'", where, f.name)
 		}
 	}
+	if err := e.checkAgentMCP(a, where); err != nil {
+		return err
+	}
 	return e.checkAgentTools(a, where)
 }
 
@@ -120,6 +123,7 @@ func (e *Engine) agentSpec(ctx context.Context, a *Agent, where string) (*action
 		}
 		spec.Tools = append(spec.Tools, tool)
 	}
+	e.withMCP(spec, a)
 	return spec, nil
 }
 
@@ -240,7 +244,7 @@ func (r *run) agentOptions(ctx context.Context, method string) *action.RunOption
 			}
 			seqs[ev.ID] = r.events.emit(Event{Kind: EventKind(ev.Kind), Parent: parent, Method: method, Agent: ev.Agent,
 				Model: ev.Model, Tool: ev.Tool, Arguments: ev.Arguments, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
-				Err: ev.Err, Duration: ev.Duration, Skill: ev.Skill})
+				Err: ev.Err, Duration: ev.Duration, Skill: ev.Skill, Detail: ev.Detail})
 		}
 	}
 	return opts

@@ -103,6 +103,7 @@ func (c *canon) agent(path string, in *Agent, action bool) *Agent {
 	a.MaxRPM = cloneInt(in.MaxRPM)
 	a.MaxExecTime = cloneInt(in.MaxExecTime)
 	a.Settings = c.data(join(path, "settings"), in.Settings)
+	a.MCPs = c.mcps(join(path, "mcps"), in.MCPs)
 	a.ResponseSchema = c.data(join(path, "response_schema"), in.ResponseSchema)
 	a.Skills = cloneStrings(in.Skills)
 	a.Extra = c.data(path, in.Extra)
@@ -118,6 +119,7 @@ func (c *canon) agent(path string, in *Agent, action bool) *Agent {
 
 func (c *canon) crew(path string, in *Crew) *Crew {
 	cr := *in
+	cr.MCPs = c.mcps(join(path, "mcps"), in.MCPs)
 	ap := join(path, "agents")
 	cr.Agents = make([]*Agent, 0, len(in.Agents))
 	for i, a := range in.Agents {

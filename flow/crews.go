@@ -14,6 +14,9 @@ import (
 
 func (e *Engine) compileCrew(def *Definition, method string, a *Action) (execFn, error) {
 	if a.Crew != nil {
+		if err := e.checkCrewMCP(a.Crew); err != nil {
+			return nil, err
+		}
 		for _, ag := range a.Crew.Agents {
 			if err := e.checkAgent(ag, "crew action: agents."+ag.Name); err != nil {
 				return nil, err
@@ -130,6 +133,9 @@ func (e *Engine) crewSpec(ctx context.Context, c *Crew) (*action.CrewSpec, error
 	if c == nil {
 		return nil, errors.New("crew action has no crew")
 	}
+	if err := e.checkCrewMCP(c); err != nil {
+		return nil, err
+	}
 	spec := &action.CrewSpec{Name: c.Name, Process: action.Process(c.Process)}
 	for _, a := range c.Agents {
 		s, err := e.agentSpec(ctx, a, "crew action: agents."+a.Name)
@@ -137,10 +143,11 @@ func (e *Engine) crewSpec(ctx context.Context, c *Crew) (*action.CrewSpec, error
 			return nil, err
 		}
 		if c.ManagerAgent != "" && a.Name == c.ManagerAgent {
-			s.Tools = nil
+			s.Tools, s.Toolsets = nil, nil
 			spec.Manager = s
 			continue
 		}
+		e.withCrewMCP(s, c)
 		spec.Agents = append(spec.Agents, s)
 	}
 	for _, t := range c.Tasks {

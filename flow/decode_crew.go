@@ -8,7 +8,7 @@ import (
 // agentKeys are the keys Troupe reads from an agent definition; every other
 // key is kept in Agent.Extra.
 var agentKeys = []string{"role", "goal", "backstory", "from_repository", "settings", "llm",
-	"tools", "allow_delegation", "max_iter", "max_rpm", "max_execution_time", "response_schema", "skills"}
+	"tools", "allow_delegation", "max_iter", "max_rpm", "max_execution_time", "response_schema", "skills", "mcps"}
 
 // agent decodes an inline agent; action is set for an agent action's with
 // block, which also takes input and response_format.
@@ -44,6 +44,7 @@ func (d *decoder) agent(path string, n *node, name string, action bool) *Agent {
 	}
 	d.warnUnknownLLMKeys(join(path, "function_calling_llm"), f["function_calling_llm"])
 	a.Tools = d.tools(join(path, "tools"), f["tools"])
+	a.MCPs = d.agentMCPs(path, f["mcps"], f["settings"])
 	a.AllowDelegation = d.optBool(join(path, "allow_delegation"), f["allow_delegation"])
 	a.MaxIter = d.optInt(join(path, "max_iter"), f["max_iter"])
 	a.MaxRPM = d.optInt(join(path, "max_rpm"), f["max_rpm"])
@@ -70,10 +71,8 @@ func (d *decoder) agent(path string, n *node, name string, action bool) *Agent {
 			d.errorf(join(path, k), "dict_type", "Input should be a valid dictionary [type=dict_type]: %s must be a mapping", k)
 		}
 	}
-	for _, k := range []string{"apps", "mcps"} {
-		if v := f[k]; v != nil && !v.isNull() && v.kind != seqNode {
-			d.errorf(join(path, k), "list_type", "Input should be a valid list [type=list_type]: %s must be a list", k)
-		}
+	if v := f["apps"]; v != nil && !v.isNull() && v.kind != seqNode {
+		d.errorf(join(path, "apps"), "list_type", "Input should be a valid list [type=list_type]: %s must be a list", "apps")
 	}
 	known := make(map[string]*node, len(keys))
 	for _, k := range keys {
@@ -130,7 +129,7 @@ func (d *decoder) tools(path string, n *node) []ToolRef {
 }
 
 // crewKeys are the keys Troupe reads from a crew; others go to Crew.Extra.
-var crewKeys = []string{"agents", "tasks", "inputs", "manager_agent", "manager_llm", "name", "process", "skills"}
+var crewKeys = []string{"agents", "tasks", "inputs", "manager_agent", "manager_llm", "name", "process", "skills", "mcps"}
 
 func (d *decoder) crew(path string, n *node) *Crew {
 	if !d.isMap(path, n, "crew with") {
@@ -171,6 +170,7 @@ func (d *decoder) crew(path string, n *node) *Crew {
 		c.ManagerLLM = d.llm(join(path, "manager_llm"), v)
 	}
 	c.Skills = d.skills(join(path, "skills"), f["skills"])
+	c.MCPs = d.mcps(join(path, "mcps"), f["mcps"])
 	known := make(map[string]*node, len(crewKeys))
 	for _, k := range crewKeys {
 		known[k] = nil

@@ -11,6 +11,7 @@ import (
 	"github.com/troupe-dev/troupe/cel"
 	"github.com/troupe-dev/troupe/internal/lru"
 	"github.com/troupe-dev/troupe/llm"
+	"github.com/troupe-dev/troupe/mcp"
 	"github.com/troupe-dev/troupe/memory"
 	"github.com/troupe-dev/troupe/store"
 )
@@ -59,6 +60,10 @@ type Engine struct {
 	skills        []string
 	skillScripts  bool
 	skillNoLimits bool
+	// mcp opens agents' MCP servers; mcpServers are every agent's (see
+	// WithMCP, WithMCPServers).
+	mcp        mcp.Connector
+	mcpServers []mcp.Server
 	// compileMu keeps two callers from compiling one definition at once
 	// for the cache: compiling may open persistence backends.
 	compileMu sync.Mutex

@@ -77,4 +77,7 @@ type Event struct {
 	Result *Result
 	// Skill describes the skill of a skill_* event.
 	Skill *action.SkillInfo
+	// Detail holds what events reported by tools and toolsets say beyond
+	// the fields above: an mcp.EventDetail for the MCP* kinds.
+	Detail any
 }

@@ -106,6 +106,9 @@ func (w *docWriter) agentFields(path string, m docMap, a *Agent) {
 		}
 		m.add("tools", tools)
 	}
+	if _, inSettings := a.Settings["mcps"]; len(a.MCPs) > 0 && !inSettings {
+		m.add("mcps", w.dataNode(join(path, "mcps"), mcpData(a.MCPs)))
+	}
 	if a.AllowDelegation != nil {
 		m.add("allow_delegation", boolNode(*a.AllowDelegation))
 	}
@@ -151,6 +154,9 @@ func (w *docWriter) crewNode(path string, c *Crew) *yaml.Node {
 	}
 	if c.Skills != nil {
 		m.add("skills", strListNode(c.Skills, false))
+	}
+	if len(c.MCPs) > 0 {
+		m.add("mcps", w.dataNode(join(path, "mcps"), mcpData(c.MCPs)))
 	}
 	w.addExtra(path, m, c.Extra, crewKeys)
 	return m.Node

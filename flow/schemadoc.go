@@ -314,7 +314,7 @@ type docAgentFields struct {
 	MaxExecutionTime *int           `json:"max_execution_time,omitempty" jsonschema:"nullable"`
 	Tools            []docToolRef   `json:"tools,omitempty" jsonschema:"nullable"`
 	Apps             []string       `json:"apps,omitempty" jsonschema:"nullable"`
-	MCPs             []docToolRef   `json:"mcps,omitempty" jsonschema:"nullable"`
+	MCPs             []docMCPRef    `json:"mcps,omitempty" jsonschema:"nullable" jsonschema_description:"MCP servers whose tools the agent gets: https URLs (with #tool), AMP slugs, or mappings with command (stdio) or url (HTTP, SSE)."`
 	ResponseSchema   map[string]any `json:"response_schema,omitempty" jsonschema_description:"Troupe: the JSON Schema of a structured answer."`
 	Skills           []string       `json:"skills,omitempty" jsonschema:"nullable,minItems=1" jsonschema_description:"Agent Skills: folders of skill folders (relative to the flow file), skill folders, inline SKILL.md texts, @org/name[@version] references."`
 }
@@ -412,5 +412,14 @@ type docToolRef struct{}
 
 // JSONSchema lists the tool reference forms.
 func (docToolRef) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{typed("string"), typed("object")}}
+}
+
+// docMCPRef is an MCP server: a string (an https URL or an AMP slug) or a
+// mapping; its keys are checked when the definition loads.
+type docMCPRef struct{}
+
+// JSONSchema lists the MCP server forms.
+func (docMCPRef) JSONSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{typed("string"), typed("object")}}
 }

@@ -15,6 +15,8 @@
 //	troupe schema                      print the JSON Schema of the format
 //	troupe skills validate|list|prompt PATH...
 //	                                   check Agent Skills, list them, show their catalog
+//	troupe mcp tools [URL...] [--stdio "COMMAND ARGS"] [--json]
+//	                                   list MCP servers' tools as agents see them
 //
 // Exit codes: 0 success, 1 an invalid definition or a failed command,
 // 2 a usage error, 3 a run paused for human feedback, 130 a run stopped by
@@ -56,6 +58,7 @@ func subcommands() []*cobra.Command {
 		newInitCmd(),
 		newSchemaCmd(),
 		newSkillsCmd(),
+		newMCPCmd(),
 	}
 }
 

@@ -34,6 +34,7 @@ type runFlags struct {
 
 	// allowSkillScripts lets agents run their skills' scripts.
 	allowSkillScripts bool
+	mcpSessions       string
 }
 
 // defaultStore is where runs are saved, relative to the working folder.
@@ -73,6 +74,7 @@ func addEngineFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.toolScript, "tool-script", "", "register the scripted tools of this file (action/fake format), for agents and tool actions")
 	cmd.Flags().StringVar(&f.store, "store", defaultStore, "the SQLite file runs are saved in (persist blocks, pauses)")
 	cmd.Flags().StringVar(&f.memory, "memory", defaultMemory, "the SQLite file of the flow's memory (config.memory, memory: true)")
+	addMCPFlags(cmd, f)
 }
 
 // flowPath is the FILE argument, ./flow.yaml by default.
@@ -148,10 +150,15 @@ type session struct {
 	asker  *terminalFeedback // nil when stdin is not a terminal
 	memory *fileMemory       // nil when the flow uses no memory
 	engine *flow.Engine
+	// closeMCP stops the run's MCP servers.
+	closeMCP func()
 }
 
 func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session, error) {
 	stderr := cmd.ErrOrStderr()
+	if err := checkMCPFlags(f); err != nil {
+		return nil, err
+	}
 	var tools []action.Tool
 	if f.toolScript != "" {
 		// Before any file is opened, so that a bad script leaves none open.
@@ -195,11 +202,17 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 	if mem != nil {
 		opts = append(opts, flow.WithMemory(mem.Memory))
 	}
+	mcpOpt, closeMCP := mcpConnector(stderr, f.mcpSessions)
+	opts = append(opts, mcpOpt)
+	s.closeMCP = closeMCP
 	s.engine = flow.NewEngine(opts...)
 	return s, nil
 }
 
 func (s *session) close() {
+	if s.closeMCP != nil {
+		s.closeMCP()
+	}
 	_ = s.stores.Close()
 	if s.memory != nil {
 		_ = s.memory.Close()
