@@ -49,4 +49,3 @@ func (e *ToolRefusedError) Error() string {
 // FailureRefused is the reason of a [ToolFailure] for a call the run's
 // Session refused.
 const FailureRefused = "refused"
-
