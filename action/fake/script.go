@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/internal/yamlsyntax"
 	"github.com/troupe-dev/troupe/llm"
 	llmfake "github.com/troupe-dev/troupe/llm/fake"
 )
@@ -75,8 +75,7 @@ func parseYAML(data []byte, source string) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		line, col := syntaxPos(data)
-		return nil, &ScriptError{File: source, Line: line, Column: col, Msg: "invalid YAML: " + yamlMessage(err)}
+		return nil, syntaxError(data, source, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &ScriptError{File: source, Line: 1, Column: 1, Msg: "the script is empty; want a mapping with tools"}
@@ -85,17 +84,19 @@ func parseYAML(data []byte, source string) (*yaml.Node, error) {
 	if err := dec.Decode(&next); err == nil {
 		return nil, &ScriptError{File: source, Line: next.Line, Column: next.Column, Msg: "a second YAML document; a script is one document"}
 	} else if !errors.Is(err, io.EOF) {
-		line, col := syntaxPos(data)
-		return nil, &ScriptError{File: source, Line: line, Column: col, Msg: "invalid YAML: " + yamlMessage(err)}
+		return nil, syntaxError(data, source, err)
 	}
 	return deref(doc.Content[0]), nil
 }
 
-var yamlLinePrefix = regexp.MustCompile(`^(?:yaml: )?(?:line \d+: )?`)
-
-// yamlMessage is the parser's message without its unreliable line number.
-func yamlMessage(err error) string {
-	return yamlLinePrefix.ReplaceAllString(err.Error(), "")
+// syntaxError reports err, the parser's error, at the place where data
+// stops being YAML (line 1, column 1 when no place can be found).
+func syntaxError(data []byte, source string, err error) *ScriptError {
+	line, col, ok := yamlsyntax.Locate(data)
+	if !ok {
+		line, col = 1, 1
+	}
+	return &ScriptError{File: source, Line: line, Column: col, Msg: "invalid YAML: " + yamlsyntax.Message(err)}
 }
 
 // parser walks a script, keeping the first error.
