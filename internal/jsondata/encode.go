@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Marshal returns v as compact JSON text with object keys sorted; nil maps
@@ -34,6 +33,8 @@ func Append(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(dst, x, 10), nil
 	case float64:
 		return appendFloat(dst, x)
+	case float32:
+		return appendFloat(dst, float64(x))
 	case []any:
 		if x == nil {
 			return append(dst, "null"...), nil
@@ -152,56 +153,4 @@ func appendOther(dst []byte, v any) ([]byte, error) {
 		return dst, fmt.Errorf("jsondata: %T: %w", v, err)
 	}
 	return Append(dst, d)
-}
-
-const hex = "0123456789abcdef"
-
-// AppendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD;
-// U+2028 and U+2029 are escaped so the text is also valid JavaScript.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
