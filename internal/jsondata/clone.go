@@ -1,6 +1,5 @@
 package jsondata
 
-
 // Clone returns a deep copy of v as JSON data: the result shares no map or
 // slice with v. The Go spellings Marshal accepts are converted (int to
 // int64, []string to []any, ...); other types go through encoding/json.

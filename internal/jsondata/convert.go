@@ -26,8 +26,8 @@ type Options struct {
 	// it to Reflect and Unknown. It also sees the elements of containers.
 	Other func(v any) (out any, ok bool)
 	// Reflect converts other slices, arrays, string-keyed maps, pointers
-	// and named bool, number and string types by reflection. A []byte is
-	// left to Unknown.
+	// and named bool, number and string types by reflection (a []byte
+	// becomes a list of numbers unless Other keeps it).
 	Reflect bool
 	// Unknown says what becomes of a value no rule converts.
 	Unknown Unknown
@@ -261,9 +261,6 @@ func convertReflect(rv reflect.Value, o *Options) (_ any, ok bool, _ *TypeError)
 	case reflect.Float64:
 		return rv.Float(), true, nil
 	case reflect.Slice, reflect.Array:
-		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
-			return nil, false, nil // bytes are not a list of numbers
-		}
 		if rv.Kind() == reflect.Slice && rv.IsNil() && o.NilIsNull {
 			return nil, true, nil
 		}
