@@ -82,7 +82,7 @@ func compile(r ToolReply) (*entry, error) {
 	if r.Args != nil {
 		args, err := jsondata.CloneMap(r.Args)
 		if err == nil {
-			err = finite(args)
+			err = jsondata.Finite(args)
 		}
 		if err != nil {
 			return nil, fakescript.Field("match", fmt.Sprintf("the arguments are not JSON data: %v", err))
@@ -108,7 +108,7 @@ func compile(r ToolReply) (*entry, error) {
 	if r.Result != nil {
 		v, err := jsondata.Clone(r.Result)
 		if err == nil {
-			err = finite(v)
+			err = jsondata.Finite(v)
 		}
 		if err != nil {
 			return nil, fakescript.Field("result", fmt.Sprintf("cannot be JSON data: %v", err))
@@ -121,29 +121,6 @@ func compile(r ToolReply) (*entry, error) {
 		e.shared = true
 	}
 	return e, nil
-}
-
-// finite reports NaN and infinities, which JSON cannot hold.
-func finite(v any) error {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%v is not a JSON number", x)
-		}
-	case []any:
-		for _, it := range x {
-			if err := finite(it); err != nil {
-				return err
-			}
-		}
-	case map[string]any:
-		for _, it := range x {
-			if err := finite(it); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // arguments are the arguments of one call, as JSON data, and their

@@ -1,5 +1,10 @@
 package jsondata
 
+import (
+	"fmt"
+	"math"
+)
+
 // Clone returns a deep copy of v as JSON data: the result shares no map or
 // slice with v. The Go spellings Marshal accepts are converted (int to
 // int64, []string to []any, ...); other types go through encoding/json.
@@ -48,4 +53,28 @@ func CopyMap(m map[string]any) map[string]any {
 		out[k] = Copy(it)
 	}
 	return out
+}
+
+// Finite reports a NaN or an infinity in JSON data, which JSON text cannot
+// hold, saying where it is.
+func Finite(v any) error {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%v is not a JSON number", x)
+		}
+	case []any:
+		for i, it := range x {
+			if err := Finite(it); err != nil {
+				return fmt.Errorf("%w (at index %d)", err, i)
+			}
+		}
+	case map[string]any:
+		for k, it := range x {
+			if err := Finite(it); err != nil {
+				return fmt.Errorf("%w (at key %q)", err, k)
+			}
+		}
+	}
+	return nil
 }

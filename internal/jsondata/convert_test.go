@@ -110,3 +110,10 @@ func BenchmarkConvertCopy(b *testing.B) {
 		}
 	}
 }
+
+func TestFinite(t *testing.T) {
+	require.NoError(t, jsondata.Finite(map[string]any{"a": []any{1.5, int64(2), "x", nil}}))
+	err := jsondata.Finite(map[string]any{"a": []any{1.5, math.NaN()}})
+	assert.EqualError(t, err, `NaN is not a JSON number (at index 1) (at key "a")`)
+	assert.EqualError(t, jsondata.Finite(math.Inf(-1)), "-Inf is not a JSON number")
+}

@@ -36,49 +36,13 @@ func Append(dst []byte, v any) ([]byte, error) {
 	case float32:
 		return appendFloat(dst, float64(x))
 	case []any:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '[')
-		for i, it := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = Append(dst, it); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, ']'), nil
+		return appendList(dst, x, Append)
 	case map[string]any:
-		return appendMap(dst, x)
+		return appendObject(dst, x, Append)
 	case []string:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '[')
-		for i, it := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendString(dst, it)
-		}
-		return append(dst, ']'), nil
+		return appendList(dst, x, appendText)
 	case map[string]string:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		keys := sortedKeys(x)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendString(dst, k)
-			dst = append(dst, ':')
-			dst = AppendString(dst, x[k])
-		}
-		return append(dst, '}'), nil
+		return appendObject(dst, x, appendText)
 	case json.Number:
 		v, err := Decode([]byte(x))
 		if err != nil {
@@ -92,7 +56,27 @@ func Append(dst []byte, v any) ([]byte, error) {
 	return appendOther(dst, v)
 }
 
-func appendMap(dst []byte, m map[string]any) ([]byte, error) {
+// appendList writes a list, each item by elem; a nil list is null.
+func appendList[T any](dst []byte, items []T, elem func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if items == nil {
+		return append(dst, "null"...), nil
+	}
+	dst = append(dst, '[')
+	for i, it := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = elem(dst, it); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// appendObject writes an object with its keys sorted, each value by elem;
+// a nil map is null.
+func appendObject[T any](dst []byte, m map[string]T, elem func([]byte, T) ([]byte, error)) ([]byte, error) {
 	if m == nil {
 		return append(dst, "null"...), nil
 	}
@@ -105,12 +89,15 @@ func appendMap(dst []byte, m map[string]any) ([]byte, error) {
 		dst = AppendString(dst, k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = Append(dst, m[k]); err != nil {
+		if dst, err = elem(dst, m[k]); err != nil {
 			return dst, fmt.Errorf("%w (at key %q)", err, k)
 		}
 	}
 	return append(dst, '}'), nil
 }
+
+// appendText is AppendString in the shape appendList and appendObject take.
+func appendText(dst []byte, s string) ([]byte, error) { return AppendString(dst, s), nil }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

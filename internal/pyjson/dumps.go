@@ -78,45 +78,13 @@ func (sp *spelling) append(dst []byte, v any) []byte {
 		}
 		return sp.quote(dst, string(x))
 	case []any:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = sp.append(dst, e)
-		}
-		return append(dst, ']')
+		return appendList(dst, x, sp.append)
 	case []string:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = sp.quote(dst, e)
-		}
-		return append(dst, ']')
+		return appendList(dst, x, sp.quote)
 	case map[string]any:
-		dst = append(dst, '{')
-		for i, k := range sortedKeys(x) {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = sp.quote(dst, k)
-			dst = append(dst, ": "...)
-			dst = sp.append(dst, x[k])
-		}
-		return append(dst, '}')
+		return appendDict(dst, x, sp.quote, sp.append)
 	case map[string]string:
-		dst = append(dst, '{')
-		for i, k := range sortedKeys(x) {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = sp.quote(dst, k)
-			dst = append(dst, ": "...)
-			dst = sp.quote(dst, x[k])
-		}
-		return append(dst, '}')
+		return appendDict(dst, x, sp.quote, sp.quote)
 	}
 	return appendReflect(dst, v, sp.append)
 }
@@ -197,4 +165,31 @@ func AppendFloat(dst []byte, f float64) []byte {
 		return append(dst, "-Infinity"...)
 	}
 	return appendFloatRepr(dst, f)
+}
+
+// appendList writes items as a list, each by elem.
+func appendList[T any](dst []byte, items []T, elem func([]byte, T) []byte) []byte {
+	dst = append(dst, '[')
+	for i, e := range items {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = elem(dst, e)
+	}
+	return append(dst, ']')
+}
+
+// appendDict writes m as a dict with keys sorted, keys by key and values
+// by elem.
+func appendDict[T any](dst []byte, m map[string]T, key func([]byte, string) []byte, elem func([]byte, T) []byte) []byte {
+	dst = append(dst, '{')
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = key(dst, k)
+		dst = append(dst, ": "...)
+		dst = elem(dst, m[k])
+	}
+	return append(dst, '}')
 }
