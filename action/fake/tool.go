@@ -214,16 +214,7 @@ func (t *Tool) choose(args *arguments) *entry {
 
 // unmatched builds the error of call n, which no entry answers.
 func (t *Tool) unmatched(n int64, args string) error {
-	used := 0
-	for _, e := range t.entries {
-		if e.Exhausted() {
-			used++
-		}
-	}
-	hint := "add a reply whose match fits them, or one without match"
-	if used > 0 {
-		hint += fmt.Sprintf(" (%d of %d replies have used up their times)", used, len(t.entries))
-	}
+	hint := "add a reply whose match fits them, or one without match" + fakescript.UsedUp(t.entries)
 	return fmt.Errorf("%w: tool %q (call %d) got the arguments %s; %s", ErrUnmatched, t.spec.Name, n, head(args, 300), hint)
 }
 

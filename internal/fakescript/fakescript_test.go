@@ -177,6 +177,16 @@ func TestUses(t *testing.T) {
 	assert.True(t, u.Claim())
 }
 
+func TestUsedUp(t *testing.T) {
+	var a, b, c fakescript.Uses
+	a.Limit(1)
+	b.Limit(2)
+	entries := []*fakescript.Uses{&a, &b, &c}
+	assert.Empty(t, fakescript.UsedUp(entries))
+	require.True(t, a.Claim())
+	assert.Equal(t, " (1 of 3 replies have used up their times)", fakescript.UsedUp(entries))
+}
+
 func TestWait(t *testing.T) {
 	require.NoError(t, fakescript.Wait(t.Context(), 0))
 	require.NoError(t, fakescript.Wait(t.Context(), time.Nanosecond))

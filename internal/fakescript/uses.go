@@ -2,6 +2,7 @@ package fakescript
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -59,4 +60,20 @@ func Wait(ctx context.Context, d time.Duration) error {
 	case <-timer.C:
 		return nil
 	}
+}
+
+// UsedUp says how many of entries have used up their times, as
+// " (2 of 3 replies have used up their times)" to end an error's hint, or
+// "" when none has.
+func UsedUp[E interface{ Exhausted() bool }](entries []E) string {
+	used := 0
+	for _, e := range entries {
+		if e.Exhausted() {
+			used++
+		}
+	}
+	if used == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of %d replies have used up their times)", used, len(entries))
 }

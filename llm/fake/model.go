@@ -166,16 +166,7 @@ func (m *Model) choose(t *transcript) *entry {
 
 // unmatched builds the error for a request no entry answers.
 func (m *Model) unmatched(req *llm.Request, t *transcript) error {
-	used := 0
-	for _, e := range m.entries {
-		if e.Exhausted() {
-			used++
-		}
-	}
-	hint := "add a reply whose match is found in it, or one without match"
-	if used > 0 {
-		hint += fmt.Sprintf(" (%d of %d replies have used up their times)", used, len(m.entries))
-	}
+	hint := "add a reply whose match is found in it, or one without match" + fakescript.UsedUp(m.entries)
 	return fmt.Errorf("%w %q (call %d); the transcript ends with:\n%s\n%s", ErrUnmatched, req.Model, m.calls.Load(), tail(t.text(), 300), hint)
 }
 
