@@ -44,4 +44,10 @@
 // answers are not counted, so it is never "used up"; an entry with times n
 // answers n calls, then lets the next matching entry answer. Reset
 // restores every entry's times. llm/fake counts the same way.
+//
+// Start with [NewTool] and [ToolReply] (tool.go, reply.go), then the YAML
+// script reader (script.go), built on internal/fakescript.
+//
+// It imports action, llm, llm/fake, schema and internal packages; it must
+// not import flow.
 package fake

@@ -6,6 +6,12 @@
 // ", " and ": " separators, "3.0" and "1e+20" for floats, NaN and Infinity,
 // and non-ASCII text kept as is. Go maps have no order, so map keys are
 // written sorted.
+//
+// Start with [Dumps] (dumps.go) and [Repr] (repr.go). Strings are escaped
+// by internal/jsondata's Python spelling.
+//
+// It imports internal/jsondata only; it must not import anything else of
+// Troupe.
 package pyjson
 
 import (

@@ -33,4 +33,10 @@
 // ceil(len(transcript)/4) input tokens and ceil(len(reply)/4) output tokens,
 // where the reply's length is that of its text plus, for each tool call, its
 // name and arguments.
+//
+// Start with [New] and [Reply] (model.go, reply.go), then the YAML script
+// reader (script.go), built on internal/fakescript.
+//
+// It imports llm and internal packages; it must not import flow or
+// action.
 package fake
