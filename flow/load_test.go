@@ -424,34 +424,6 @@ func TestDiagnosticsRoundTripThroughJSON(t *testing.T) {
 	assert.Error(t, json.Unmarshal([]byte(`[{"severity": "fatal"}]`), &back))
 }
 
-func TestOutOfRangeIntegersAreErrors(t *testing.T) {
-	huge := "1" + strings.Repeat("0", 100)
-	tests := []struct{ name, src, path, at string }{
-		{"2^63 in state", "name: F\nstate:\n  type: dict\n  default: {n: 9223372036854775808}\n", "state.default.n", "9223372036854775808"},
-		{"100 digits in with", "name: F\nmethods:\n  a:\n    start: true\n    do: {ref: 'm:f', with: {n: " + huge + "}}\n", "methods.a.do.with.n", huge},
-		{"below the int64 range", "name: F\nstate: {type: dict, default: {n: -9223372036854775809}}\n", "state.default.n", "-9223372036854775809"},
-		{"hex", "name: F\nstate: {type: dict, default: {n: 0x1ffffffffffffffff}}\n", "state.default.n", "0x1"},
-		{"sexagesimal", "name: F\nstate: {type: dict, default: {n: 1:00:00:00:00:00:00:00:00:00:00:00}}\n", "state.default.n", "1:00"},
-		{"as a key", "name: F\nstate: {type: dict, default: {" + huge + ": x}}\n", "state.default." + huge, huge},
-		{"in max_method_calls", "name: F\nconfig: {max_method_calls: 9223372036854775808}\n", "config.max_method_calls", "9223372036854775808"},
-		{"through an alias, once", "name: F\nstate: {type: dict, default: {a: &n 9223372036854775808, b: *n, c: *n}}\n", "state.default.a", "&n 9223372036854775808"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, ds := check(t, tt.src)
-			require.Len(t, ds.Errors(), 1, "%v", ds)
-			d := ds.Errors()[0]
-			assert.Equal(t, "int_range", d.Code)
-			assert.Equal(t, tt.path, d.Path)
-			before := tt.src[:strings.Index(tt.src, tt.at)]
-			line := strings.Count(before, "\n") + 1
-			column := len(before) - strings.LastIndex(before, "\n")
-			assert.Equal(t, [2]int{line, column}, [2]int{d.Line, d.Column})
-			assert.Contains(t, d.Message, "does not fit in 64 bits")
-		})
-	}
-}
-
 func TestInt64BoundsLoadAsIntegers(t *testing.T) {
 	def, ds := check(t, "name: F\nstate: {type: dict, default: {max: 9223372036854775807, min: -9223372036854775808, hex: 0x7fffffffffffffff, quoted: '9223372036854775808'}}\n")
 	require.False(t, ds.HasErrors(), "%v", ds)

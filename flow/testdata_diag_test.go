@@ -21,7 +21,9 @@ import (
 //
 // such as "4:7: warning: unknown_event methods.h.listen: did you mean
 // "begin"?". PATH is "-" for a diagnostic without one. The substring runs
-// to the end of the line, spaces included.
+// to the end of the line, spaces included. Lines starting with # are
+// comments, but for the line "# only": the document has no diagnostic
+// besides those listed.
 type wantDiag struct {
 	line, col            int
 	severity, code, path string
@@ -33,23 +35,27 @@ func (w wantDiag) matches(d flow.Diagnostic) bool {
 		d.Code == w.code && d.Path == w.path && strings.Contains(d.Message, w.message)
 }
 
-// readWant reads a .want file; a malformed line fails the test.
-func readWant(t *testing.T, path string) []wantDiag {
+// readWant reads a .want file, reporting whether it says "# only"; a
+// malformed line fails the test.
+func readWant(t *testing.T, path string) (out []wantDiag, only bool) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var out []wantDiag
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		text := sc.Text()
-		if strings.TrimSpace(text) == "" {
+		if text == "# only" {
+			only = true
+			continue
+		}
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
 		w, ok := parseWant(text)
 		require.True(t, ok, "%s:%d: want LINE:COL: SEVERITY: CODE PATH[: MESSAGE], got %q", path, n, text)
 		out = append(out, w)
 	}
-	return out
+	return out, only
 }
 
 func parseWant(text string) (wantDiag, bool) {
@@ -77,7 +83,8 @@ func parseWant(text string) (wantDiag, bool) {
 // against NAME.want: every line of the want file must match a diagnostic
 // of the document (place, severity, code, path and a substring of the
 // message). A want file with an error wants the document refused; one
-// with only warnings, or empty, wants it accepted.
+// with only warnings, or empty, wants it accepted; "# only" wants no
+// other diagnostic.
 //
 // The files came from the validator tables that held these documents as
 // one-line strings; to add a case, write the document and the diagnostics
@@ -91,7 +98,7 @@ func TestDiagnosticsInTestdata(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			src, err := os.ReadFile(doc)
 			require.NoError(t, err)
-			wants := readWant(t, strings.TrimSuffix(doc, ".yaml")+".want")
+			wants, only := readWant(t, strings.TrimSuffix(doc, ".yaml")+".want")
 			source := filepath.Base(doc)
 			_, ds := flow.Check(src, source)
 			refused := false
@@ -99,6 +106,9 @@ func TestDiagnosticsInTestdata(t *testing.T) {
 				refused = refused || w.severity == flow.SeverityError.String()
 			}
 			assert.Equal(t, refused, ds.HasErrors(), "%v", ds)
+			if only {
+				assert.Len(t, ds, len(wants), "%v", ds)
+			}
 			for _, w := range wants {
 				found := false
 				for _, d := range ds {
