@@ -188,28 +188,6 @@ func TestEmptyDocuments(t *testing.T) {
 	assert.Contains(t, err.Error(), "Flow declaration file is empty: "+abs)
 }
 
-func TestDocumentMustBeOneMapping(t *testing.T) {
-	tests := []struct{ src, want string }{
-		{"[]", "Flow declaration must contain a mapping"},
-		{"false", "Flow declaration must contain a mapping"},
-		{"0", "Flow declaration must contain a mapping"},
-		{"~", "Flow declaration must contain a mapping"},
-		{"null", "Flow declaration must contain a mapping"},
-		{"just text", "Flow declaration must contain a mapping"},
-		{"name: a\n---\nname: b\n", "expected a single document in the stream"},
-		{"name: [unclosed\n", "cannot parse the document"},
-		{"a: b: c\n", "cannot parse the document"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.src, func(t *testing.T) {
-			_, ds := check(t, tt.src)
-			require.Len(t, ds, 1)
-			assert.Contains(t, ds[0].Message, tt.want)
-			assert.Positive(t, ds[0].Line, ds[0].String())
-		})
-	}
-}
-
 func TestSyntaxErrorsHaveAPlace(t *testing.T) {
 	tests := []struct {
 		name, src string
