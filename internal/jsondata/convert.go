@@ -99,6 +99,12 @@ func Convert(v any, o *Options) (any, error) {
 	case nil, bool, int64, float64, string:
 		return v, nil
 	}
+	return convertTop(v, o)
+}
+
+// convertTop is Convert past its scalar cases, kept apart so that those
+// inline into callers.
+func convertTop(v any, o *Options) (any, error) {
 	if !o.Copy && IsData(v) {
 		return v, nil
 	}
