@@ -80,7 +80,7 @@ func appendObject[T any](dst []byte, m map[string]T, elem func([]byte, T) ([]byt
 	if m == nil {
 		return append(dst, "null"...), nil
 	}
-	keys := sortedKeys(m)
+	keys := SortedKeys(m)
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {
@@ -99,7 +99,8 @@ func appendObject[T any](dst []byte, m map[string]T, elem func([]byte, T) ([]byt
 // appendText is AppendString in the shape appendList and appendObject take.
 func appendText(dst []byte, s string) ([]byte, error) { return AppendString(dst, s), nil }
 
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys returns the keys of m in ascending byte order.
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

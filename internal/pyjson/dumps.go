@@ -19,8 +19,9 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // Dumps returns the text Python's json.dumps(v, ensure_ascii=False) produces for
@@ -149,16 +150,6 @@ func appendReflect(dst []byte, v any, elem func([]byte, any) []byte) []byte {
 	return elem(dst, decoded)
 }
 
-// sortedKeys returns the keys of m in ascending byte order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // AppendFloat appends f as Python's json.dumps writes a float: repr() digits,
 // with NaN, Infinity and -Infinity for the non-finite values.
 func AppendFloat(dst []byte, f float64) []byte {
@@ -189,7 +180,7 @@ func appendList[T any](dst []byte, items []T, elem func([]byte, T) []byte) []byt
 // by elem.
 func appendDict[T any](dst []byte, m map[string]T, key func([]byte, string) []byte, elem func([]byte, T) []byte) []byte {
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(m) {
+	for i, k := range jsondata.SortedKeys(m) {
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
