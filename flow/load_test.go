@@ -188,34 +188,6 @@ func TestEmptyDocuments(t *testing.T) {
 	assert.Contains(t, err.Error(), "Flow declaration file is empty: "+abs)
 }
 
-func TestSyntaxErrorsHaveAPlace(t *testing.T) {
-	tests := []struct {
-		name, src string
-		line, col int
-	}{
-		{"mapping in a plain value", "a: b: c\n", 1, 5},
-		{"on a later line", "name: F\nmethods:\n  m: x: y\n", 3, 7},
-		{"unclosed flow sequence", "name: F\nx: [a, b\n", 2, 4},
-		{"flow sequence running on", "name: F\nx: [a, b\ny: 1\n", 3, 3},
-		{"bad indentation", "name: F\nmethods:\n  a: 1\n b: 2\n", 4, 2},
-		{"tab indentation", "name: F\nmethods:\n\ta: 1\n", 3, 1},
-		{"json missing comma", "{\n  \"name\": \"F\"\n  \"methods\": {}\n}\n", 3, 3},
-		{"second document", "name: F\n---\nname: G\n", 2, 1},
-		{"json trailing garbage", "{\"name\": \"F\", \"methods\": {\"m\": {\"do\": 1}}}}\n", 1, 43},
-		{"json unclosed", "{\n  \"name\": \"F\",\n  \"methods\": {\"m\": {\"start\": true}\n}\n", 1, 1},
-		{"unterminated quote", "name: F\ndescription: \"abc\nmethods: {}\n", 2, 14},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, ds := check(t, tt.src)
-			require.Len(t, ds, 1)
-			assert.Equal(t, "syntax", ds[0].Code)
-			assert.Equal(t, [2]int{tt.line, tt.col}, [2]int{ds[0].Line, ds[0].Column}, ds[0].String())
-			assert.NotContains(t, ds[0].Message, "line ")
-		})
-	}
-}
-
 func TestLoadMissingFile(t *testing.T) {
 	_, err := flow.Load(filepath.Join(t.TempDir(), "nope.yaml"))
 	var ds flow.Diagnostics

@@ -109,6 +109,13 @@ func TestDiagnosticsInTestdata(t *testing.T) {
 			if only {
 				assert.Len(t, ds, len(wants), "%v", ds)
 			}
+			for _, d := range ds {
+				if d.Code == "syntax" {
+					// The parser's line numbers are unreliable: the
+					// message drops them, the place replaces them.
+					assert.NotContains(t, d.Message, "line ", d.String())
+				}
+			}
 			for _, w := range wants {
 				found := false
 				for _, d := range ds {
