@@ -1,5 +1,3 @@
-// Package action holds what flow methods do beyond plain expressions: tools,
-// agents and crews, and scripts.
 package action
 
 import (

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // defaultEnv serves the package-level checks; an Env is immutable apart from
@@ -94,13 +96,13 @@ func (e *Env) CheckValue(src string, v any, allowed []string) []Problem {
 		return e.CheckTemplate(src, x, allowed)
 	case map[string]any:
 		var problems []Problem
-		for _, k := range sortedKeys(x) {
+		for _, k := range jsondata.SortedKeys(x) {
 			problems = append(problems, e.CheckValue(src+"."+k, x[k], allowed)...)
 		}
 		return problems
 	case map[string]string:
 		var problems []Problem
-		for _, k := range sortedKeys(x) {
+		for _, k := range jsondata.SortedKeys(x) {
 			problems = append(problems, e.CheckTemplate(src+"."+k, x[k], allowed)...)
 		}
 		return problems

@@ -17,4 +17,10 @@
 //
 // CheckExpr, CheckTemplate and CheckValue validate without evaluating and
 // report problems with CrewAI's message texts, for the flow loader.
+//
+// Start with [NewEnv] and [Shared] (env.go), then [Program] (program.go)
+// and [Template] (template.go); load-time checks are in check*.go.
+//
+// It imports cel-go and internal packages only; it must not import flow or
+// action.
 package cel

@@ -2,8 +2,9 @@ package cel
 
 import (
 	"context"
-	"slices"
 	"strings"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // Value is compiled JSON data whose strings are templates, such as the with
@@ -55,9 +56,9 @@ func (e *Env) compileNode(v any) (*valueNode, error) {
 		}
 		return n, nil
 	case map[string]any:
-		return e.compileMap(n, sortedKeys(x), func(k string) any { return x[k] })
+		return e.compileMap(n, jsondata.SortedKeys(x), func(k string) any { return x[k] })
 	case map[string]string:
-		return e.compileMap(n, sortedKeys(x), func(k string) any { return x[k] })
+		return e.compileMap(n, jsondata.SortedKeys(x), func(k string) any { return x[k] })
 	case []any:
 		return e.compileList(n, len(x), func(i int) any { return x[i] })
 	case []string:
@@ -135,14 +136,4 @@ func (n *valueNode) render(ctx context.Context, vars *Vars) (any, error) {
 		out[i] = r
 	}
 	return out, nil
-}
-
-// sortedKeys returns the keys of m in ascending order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

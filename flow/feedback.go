@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/troupe-dev/troupe/llm"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // A FeedbackProvider asks a person to review a method's output. Returning
@@ -130,8 +132,7 @@ func (e *Engine) feedbackOutcome(ctx context.Context, r *run, hf *HumanFeedback,
 	}
 	r.addUsage(resp.Usage)
 	text := resp.Text()
-	var parsed any
-	if decodeJSON([]byte(text), &parsed) == nil {
+	if parsed, err := jsondata.Decode([]byte(text)); err == nil {
 		if obj, ok := parsed.(map[string]any); ok {
 			if s, ok := obj["outcome"].(string); ok {
 				text = s

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/troupe-dev/troupe/internal/yamlsyntax"
 )
 
 // Load reads and validates a definition file (YAML or JSON). On failure the
@@ -100,8 +102,8 @@ func check(data []byte, source string, o loadOptions) (*Definition, Diagnostics)
 		var de *docError
 		if errors.As(err, &de) {
 			p = Pos{de.line, 1}
-		} else if at, ok := syntaxPos(data); ok {
-			p = at
+		} else if line, col, ok := yamlsyntax.Locate(data); ok {
+			p = Pos{line, col}
 		}
 		return nil, Diagnostics{{File: source, Line: p.Line, Column: p.Column, Severity: SeverityError, Code: "syntax",
 			Message: "cannot parse the document: " + msg}}

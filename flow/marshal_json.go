@@ -2,9 +2,10 @@ package flow
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // appendJSON writes a document tree built by docWriter as indented JSON,
@@ -22,7 +23,7 @@ func appendJSON(dst []byte, n *yaml.Node, depth int) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			dst = appendIndent(dst, depth+1)
-			dst = appendJSONString(dst, n.Content[i].Value)
+			dst = jsondata.AppendQuoted(dst, n.Content[i].Value, jsondata.YAML)
 			dst = append(dst, ": "...)
 			var err error
 			if dst, err = appendJSON(dst, n.Content[i+1], depth+1); err != nil {
@@ -51,7 +52,7 @@ func appendJSON(dst []byte, n *yaml.Node, depth int) ([]byte, error) {
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!str":
-			return appendJSONString(dst, n.Value), nil
+			return jsondata.AppendQuoted(dst, n.Value, jsondata.YAML), nil
 		case "!!float":
 			switch n.Value {
 			case ".inf", "-.inf", ".nan":
@@ -69,54 +70,4 @@ func appendIndent(dst []byte, depth int) []byte {
 		dst = append(dst, "  "...)
 	}
 	return dst
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s for JSON. Besides what JSON requires, it escapes
-// the characters YAML does not allow unescaped (DEL, C1 controls, BOM and
-// non-characters), since the loader reads JSON with a YAML parser. Invalid
-// UTF-8 becomes U+FFFD, as with encoding/json.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		r, size := rune(c), 1
-		if c >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError && !yamlNeedsEscape(r) {
-				i += size
-				continue
-			}
-		}
-		dst = append(dst, s[start:i]...)
-		switch {
-		case r == '"' || r == '\\':
-			dst = append(dst, '\\', byte(r))
-		case r == '\n':
-			dst = append(dst, '\\', 'n')
-		case r == '\r':
-			dst = append(dst, '\\', 'r')
-		case r == '\t':
-			dst = append(dst, '\\', 't')
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, `\ufffd`...)
-		default:
-			dst = append(dst, '\\', 'u',
-				hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-func yamlNeedsEscape(r rune) bool {
-	return r >= 0x80 && r <= 0x9f || r == 0xfeff || r == 0xfffe || r == 0xffff
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // scriptDriver runs one script action: it reads the script and its data as
@@ -58,8 +60,8 @@ func (e *Engine) compileScript(a *Action) execFn {
 			Result any            `json:"result"`
 			State  map[string]any `json:"state"`
 		}
-		var raw any
-		if err := decodeJSON(stdout.Bytes(), &raw); err != nil {
+		raw, err := jsondata.Decode(stdout.Bytes())
+		if err != nil {
 			return nil, fmt.Errorf("script: unreadable result: %w", err)
 		}
 		m, _ := raw.(map[string]any)

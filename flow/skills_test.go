@@ -112,39 +112,6 @@ func TestSkillsFromGoBuilder(t *testing.T) {
 	assert.ErrorContains(t, err, "List should have at least 1 item after validation, not 0 [type=too_short]")
 }
 
-// Shape problems of skills items, each at its place in the flow file;
-// inline SKILL.md problems inside the text.
-func TestSkillsItemDiagnostics(t *testing.T) {
-	head := "name: S\nmethods:\n  ask:\n    start: true\n    do:\n      call: agent\n      with:\n        role: R\n        goal: G\n        backstory: B\n        input: hi\n"
-	tests := []struct {
-		name, skills string
-		line, col    int
-		code, msg    string
-	}{
-		{"empty agent list", "        skills: []\n", 12, 9, "too_short", "List should have at least 1 item after validation, not 0 [type=too_short]"},
-		{"not a list", "        skills: ./skills\n", 12, 9, "list_type", "skills is a list"},
-		{"python object", "        skills:\n          - {python: my.skills}\n", 13, 13, "skill_type", "a Python object reference ({python: ...}) is not supported by Troupe"},
-		{"skill object", "        skills:\n          - {frontmatter: {}}\n", 13, 13, "skill_type", "a Skill object written as a mapping is not supported"},
-		{"number", "        skills: [3]\n", 12, 18, "string_type", "skills[0] is a skill folder"},
-		{"bad reference", "        skills: ['@acme']\n", 12, 18, "skill_ref", "Registry reference must be in '@org/name' format, got: '@acme'"},
-		{"inline name", "        skills:\n          - |\n            ---\n            name: Tone\n            description: d\n            ---\n", 15, 19, "skill_inline_invalid",
-			"inline SKILL.md: name: String should match pattern"},
-		{"inline not closed", "        skills:\n          - |\n            ---\n            name: tone\n", 14, 13, "skill_inline_invalid",
-			"SKILL.md missing closing '---' frontmatter delimiter"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, diags := flow.Check([]byte(head+tt.skills), "f.yaml")
-			require.NotEmpty(t, diags)
-			d := diags[0]
-			assert.Equal(t, tt.code, d.Code, "%v", diags)
-			assert.Contains(t, d.Message, tt.msg)
-			assert.Equal(t, tt.line, d.Line, "%v", d)
-			assert.Equal(t, tt.col, d.Column, "%v", d)
-		})
-	}
-}
-
 // CheckSkills reads the skills agents and crews name, and reports at the
 // entries, in the mapping and list forms of crew agents.
 func TestCheckSkills(t *testing.T) {

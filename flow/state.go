@@ -3,6 +3,8 @@ package flow
 import (
 	"maps"
 	"sync"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // State is the mutable state of one run, shared by its methods. All methods
@@ -41,7 +43,7 @@ func (s *State) settled() map[string]any {
 // settle converts what Update stored; s.mu must be held.
 func (s *State) settle() {
 	for k, v := range s.m {
-		if !isData(v) {
+		if !jsondata.IsData(v) {
 			s.m[k] = normalize(v)
 		}
 	}

@@ -3,9 +3,10 @@ package llm
 import (
 	"encoding/json"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // toFloat converts a number (any Go numeric type, json.Number, or a numeric
@@ -105,96 +106,19 @@ func floatToInt(f float64) (int64, bool) {
 }
 
 // canonical converts a value to the canonical JSON data forms (int64,
-// float64, []any, map[string]any), copying containers.
+// float64, []any, map[string]any), copying containers (see extraData).
 func canonical(v any) any {
-	switch v := v.(type) {
-	case nil, bool, int64, float64, string:
-		return v
-	case int:
-		return int64(v)
-	case int32:
-		return int64(v)
-	case int16:
-		return int64(v)
-	case int8:
-		return int64(v)
-	case uint32:
-		return int64(v)
-	case uint16:
-		return int64(v)
-	case uint8:
-		return int64(v)
-	case uint:
-		if v <= math.MaxInt64 {
-			return int64(v)
-		}
-		return float64(v)
-	case uint64:
-		if v <= math.MaxInt64 {
-			return int64(v)
-		}
-		return float64(v)
-	case float32:
-		return float64(v)
-	case json.Number:
-		if n, err := v.Int64(); err == nil {
-			return n
-		}
-		if f, err := v.Float64(); err == nil {
-			return f
-		}
-		return string(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = canonical(e)
-		}
-		return out
-	case []string:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = e
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = canonical(e)
-		}
-		return out
-	case map[string]string:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = e
-		}
-		return out
-	}
-	return canonicalReflect(v)
+	out, _ := jsondata.Convert(v, &extraData)
+	return out
 }
 
-// canonicalReflect converts other slices and string-keyed maps ([]float32,
-// map[string]int, ...); anything else is returned as it is.
-func canonicalReflect(v any) any {
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Array:
-		if rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Uint8 {
-			return v // bytes stay bytes
-		}
-		out := make([]any, rv.Len())
-		for i := range out {
-			out[i] = canonical(rv.Index(i).Interface())
-		}
-		return out
-	case reflect.Map:
-		if rv.Type().Key().Kind() != reflect.String {
-			return v
-		}
-		out := make(map[string]any, rv.Len())
-		for it := rv.MapRange(); it.Next(); {
-			out[it.Key().String()] = canonical(it.Value().Interface())
-		}
-		return out
-	}
-	return v
+// extraData converts the values of LLM.Extra: every container copied,
+// other slices, maps and named types by reflection, bytes and anything
+// else (structs, ...) kept as they are.
+var extraData = jsondata.Options{Copy: true, Reflect: true, Other: keepBytes, Unknown: jsondata.Keep}
+
+// keepBytes keeps a []byte as it is: bytes are not a list of numbers.
+func keepBytes(v any) (any, bool) {
+	b, ok := v.([]byte)
+	return b, ok
 }

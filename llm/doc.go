@@ -16,4 +16,10 @@
 // [ConfigFromMap], and a [Providers] registry turns it into an [LLM].
 //
 // For tests, package llm/fake provides a scripted model that records requests.
+//
+// Start with [LLM] (llm.go), [Request] (request.go) and the messages
+// (message.go); model strings and [Config] are in model.go and config.go.
+//
+// It imports internal packages only; it must not import provider SDKs
+// (they live in llm/openai and llm/anthropic) nor flow or action.
 package llm

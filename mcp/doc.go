@@ -13,4 +13,10 @@
 //
 // This package imports action (for tools and events) and nothing of the
 // engine; it must not import flow or the SDK.
+//
+// Start with [Server] and its parsing (server.go, parse.go), then
+// [Connector] (connector.go), which mcp/client implements.
+//
+// It imports action and internal packages; it must not import flow or the
+// MCP SDK (mcp/client holds it).
 package mcp

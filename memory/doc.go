@@ -22,4 +22,10 @@
 // Scopes are slash-separated paths such as /flow/<name>/agent/<role>. A scope
 // contains itself and every path below it, segment by segment: /flow/a
 // contains /flow/a/x but not /flow/ab.
+//
+// Start with [New] and [Memory] (memory.go), then remember.go and recall.go;
+// [Store] (store.go) is what backends such as memory/sqlite implement.
+//
+// It imports internal packages only; it must not import flow, action or
+// storage drivers (memory/sqlite holds one).
 package memory

@@ -12,4 +12,11 @@
 // "Invalid inputs for structured state: ..." match CrewAI's:
 //
 //	count: Input should be a valid integer, unable to parse string as an integer
+//
+// Start with [Compile] and [Schema] (schema.go), then validation
+// (validate.go), lax coercion (coerce.go) and reflection of Go types
+// (reflect.go).
+//
+// It imports its JSON Schema libraries and internal packages only; it must
+// not import anything else of Troupe.
 package schema

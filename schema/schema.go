@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // rootURL names the compiled document; it is never fetched.
@@ -159,7 +161,7 @@ func (s *Schema) Document() map[string]any { return s.doc }
 func (s *Schema) Properties() []Property {
 	out := slices.Clone(s.props)
 	for i := range out {
-		out[i].Default = deepCopy(out[i].Default)
+		out[i].Default = jsondata.Copy(out[i].Default)
 		out[i].Types = slices.Clone(out[i].Types)
 		out[i].Enum = slices.Clone(out[i].Enum)
 	}
@@ -173,7 +175,7 @@ func (s *Schema) Property(name string) (Property, bool) {
 		return Property{}, false
 	}
 	p := s.props[i]
-	p.Default = deepCopy(p.Default)
+	p.Default = jsondata.Copy(p.Default)
 	p.Types = slices.Clone(p.Types)
 	p.Enum = slices.Clone(p.Enum)
 	return p, true
@@ -188,7 +190,7 @@ func (s *Schema) Required() []string { return slices.Clone(s.required) }
 func (s *Schema) Defaults() map[string]any {
 	out := make(map[string]any, len(s.defaults))
 	for k, v := range s.defaults {
-		out[k] = deepCopy(v)
+		out[k] = jsondata.Copy(v)
 	}
 	return out
 }

@@ -20,4 +20,9 @@
 // Skills come from projects and may be untrusted: files are read only from
 // inside a skill's own folder, and scripts never run unless the host opts
 // in.
+//
+// Start with [Load] and [Parse] (load.go, parse.go), then [Attach]
+// (attach.go), which gives a skill set to an agent.
+//
+// It imports action, llm and internal packages; it must not import flow.
 package skill

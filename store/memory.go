@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -208,7 +207,7 @@ func clone(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c, finite(c)
+	return c, jsondata.Finite(c)
 }
 
 func cloneMap(m map[string]any) (map[string]any, error) {
@@ -216,28 +215,5 @@ func cloneMap(m map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c, finite(c)
-}
-
-// finite reports a NaN or an infinity in JSON data.
-func finite(v any) error {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%v is not a JSON number", x)
-		}
-	case []any:
-		for i, it := range x {
-			if err := finite(it); err != nil {
-				return fmt.Errorf("%w (at index %d)", err, i)
-			}
-		}
-	case map[string]any:
-		for k, it := range x {
-			if err := finite(it); err != nil {
-				return fmt.Errorf("%w (at key %q)", err, k)
-			}
-		}
-	}
-	return nil
+	return c, jsondata.Finite(c)
 }

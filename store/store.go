@@ -6,6 +6,13 @@
 //
 // The package imports nothing of Troupe but internal packages, so a backend
 // links neither the flow engine nor its CEL and YAML dependencies.
+//
+// Start with [Store] and [Snapshot] (store.go), then [NewMemory]
+// (memory.go); store/storetest is the conformance suite every backend
+// passes.
+//
+// It imports internal/jsondata only; it must not import flow, cel-go or
+// YAML, so that a backend does not link the engine.
 package store
 
 import (

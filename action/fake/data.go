@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/troupe-dev/troupe/internal/fakescript"
 )
 
 // data converts a YAML value into JSON data: mappings become
@@ -12,25 +14,25 @@ import (
 // numbers float64; dates and other tagged scalars stay text. Scalars are
 // read with YAML 1.2's core rules, as in llm/fake: `yes` is a string.
 func (p *parser) data(n *yaml.Node, path string, depth int) any {
-	n = deref(n)
-	if !p.visit(n, path) {
+	n = fakescript.Deref(n)
+	if !p.Visit(n, path) {
 		return nil
 	}
 	if depth > maxDepth {
-		p.fail(n, path, fmt.Sprintf("values nest more than %d levels deep", maxDepth))
+		p.Fail(n, path, fmt.Sprintf("values nest more than %d levels deep", maxDepth))
 		return nil
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
-		p.mapping(n, path, func(key string, _, v *yaml.Node) {
-			m[key] = p.data(v, join(path, key), depth+1)
+		p.Mapping(n, path, func(key string, _, v *yaml.Node) {
+			m[key] = p.data(v, fakescript.Join(path, key), depth+1)
 		})
 		return m
 	case yaml.SequenceNode:
 		l := make([]any, len(n.Content))
 		for i, it := range n.Content {
-			if l[i] = p.data(it, fmt.Sprintf("%s[%d]", path, i), depth+1); p.err != nil {
+			if l[i] = p.data(it, fakescript.Index(path, i), depth+1); p.Err != nil {
 				return nil
 			}
 		}
@@ -38,7 +40,7 @@ func (p *parser) data(n *yaml.Node, path string, depth int) any {
 	case yaml.ScalarNode:
 		return p.scalar(n, path)
 	}
-	p.fail(n, path, "want a value")
+	p.Fail(n, path, "want a value")
 	return nil
 }
 
@@ -67,7 +69,7 @@ func (p *parser) scalar(n *yaml.Node, path string) any {
 func (p *parser) float(n *yaml.Node, path string) any {
 	var f float64
 	if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		p.fail(n, path, fmt.Sprintf("%s is not a JSON number", n.Value))
+		p.Fail(n, path, fmt.Sprintf("%s is not a JSON number", n.Value))
 		return nil
 	}
 	return f

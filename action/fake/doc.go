@@ -38,4 +38,16 @@
 // [action.NewTool] does; a mismatch is an [*action.ArgumentError]. Replies
 // are matched against the coerced arguments. A call that no entry answers
 // fails with an error wrapping [ErrUnmatched] and quoting its arguments.
+//
+// An entry's times is how many calls it may answer. Without times (0 in
+// Go: a script cannot write times: 0) an entry answers without limit and its
+// answers are not counted, so it is never "used up"; an entry with times n
+// answers n calls, then lets the next matching entry answer. Reset
+// restores every entry's times. llm/fake counts the same way.
+//
+// Start with [NewTool] and [ToolReply] (tool.go, reply.go), then the YAML
+// script reader (script.go), built on internal/fakescript.
+//
+// It imports action, llm, llm/fake, schema and internal packages; it must
+// not import flow.
 package fake

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sync/atomic"
 	"time"
 
+	"github.com/troupe-dev/troupe/internal/fakescript"
 	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
@@ -23,7 +23,8 @@ type ToolReply struct {
 	// as canonical JSON text (compact, keys sorted), contain a match of
 	// this RE2 expression. With Args, both must hold.
 	Pattern string
-	// Times is how many calls the reply may answer; 0 means unlimited.
+	// Times is how many calls the reply may answer; 0 means unlimited
+	// (and the answers of an unlimited reply are not counted).
 	Times int
 	// Result is what the call returns: JSON data or a Go value that
 	// encodes as JSON (converted once, when the tool is built). Every call
@@ -65,61 +66,52 @@ func Times(n int, r ToolReply) ToolReply {
 
 // entry is a compiled reply.
 type entry struct {
-	args   map[string]any // JSON data
+	args map[string]any // JSON data
+	fakescript.Uses
 	re     *regexp.Regexp
-	times  int64
-	used   atomic.Int64
 	result any  // JSON data
 	shared bool // result holds no map or slice, so it needs no copy
 	err    string
 	delay  time.Duration
 }
 
-// A fieldError is a problem with one field of a reply.
-type fieldError struct {
-	field string // the YAML key: match, times, ...
-	msg   string
-}
-
-// Error implements error.
-func (e *fieldError) Error() string { return e.field + ": " + e.msg }
-
 // compile checks r and prepares what answering with it needs.
 func compile(r ToolReply) (*entry, error) {
-	e := &entry{times: int64(r.Times), err: r.Error, delay: r.Delay}
+	e := &entry{err: r.Error, delay: r.Delay}
+	e.Limit(r.Times)
 	if r.Args != nil {
 		args, err := jsondata.CloneMap(r.Args)
 		if err == nil {
-			err = finite(args)
+			err = jsondata.Finite(args)
 		}
 		if err != nil {
-			return nil, &fieldError{"match", fmt.Sprintf("the arguments are not JSON data: %v", err)}
+			return nil, fakescript.Field("match", fmt.Sprintf("the arguments are not JSON data: %v", err))
 		}
 		e.args = args
 	}
 	if r.Pattern != "" {
 		re, err := regexp.Compile(r.Pattern)
 		if err != nil {
-			return nil, &fieldError{"match", fmt.Sprintf("invalid RE2 expression %q: %v", r.Pattern, err)}
+			return nil, fakescript.Field("match", fmt.Sprintf("invalid RE2 expression %q: %v", r.Pattern, err))
 		}
 		e.re = re
 	}
 	if r.Times < 0 {
-		return nil, &fieldError{"times", fmt.Sprintf("must be positive (or 0 for unlimited), got %d", r.Times)}
+		return nil, fakescript.Field("times", fmt.Sprintf("must be positive (or 0 for unlimited), got %d", r.Times))
 	}
 	if r.Delay < 0 {
-		return nil, &fieldError{"delay", fmt.Sprintf("must not be negative, got %v", r.Delay)}
+		return nil, fakescript.Field("delay", fmt.Sprintf("must not be negative, got %v", r.Delay))
 	}
 	if r.Error != "" && r.Result != nil {
-		return nil, &fieldError{"error", "a reply has either result or error, not both"}
+		return nil, fakescript.Field("error", "a reply has either result or error, not both")
 	}
 	if r.Result != nil {
 		v, err := jsondata.Clone(r.Result)
 		if err == nil {
-			err = finite(v)
+			err = jsondata.Finite(v)
 		}
 		if err != nil {
-			return nil, &fieldError{"result", fmt.Sprintf("cannot be JSON data: %v", err)}
+			return nil, fakescript.Field("result", fmt.Sprintf("cannot be JSON data: %v", err))
 		}
 		e.result = v
 	}
@@ -130,48 +122,6 @@ func compile(r ToolReply) (*entry, error) {
 	}
 	return e, nil
 }
-
-// finite reports NaN and infinities, which JSON cannot hold.
-func finite(v any) error {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%v is not a JSON number", x)
-		}
-	case []any:
-		for _, it := range x {
-			if err := finite(it); err != nil {
-				return err
-			}
-		}
-	case map[string]any:
-		for _, it := range x {
-			if err := finite(it); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// claim takes one use of e, reporting false when its times are used up.
-func (e *entry) claim() bool {
-	if e.times == 0 {
-		return true
-	}
-	for {
-		u := e.used.Load()
-		if u >= e.times {
-			return false
-		}
-		if e.used.CompareAndSwap(u, u+1) {
-			return true
-		}
-	}
-}
-
-// exhausted reports whether e's times are used up.
-func (e *entry) exhausted() bool { return e.times > 0 && e.used.Load() >= e.times }
 
 // arguments are the arguments of one call, as JSON data, and their
 // canonical JSON text, built when a pattern first needs it.

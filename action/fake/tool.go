@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unicode/utf8"
 
 	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/internal/fakescript"
 	"github.com/troupe-dev/troupe/internal/jsondata"
 	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/schema"
@@ -131,7 +131,7 @@ func (t *Tool) Reset() {
 	t.recorded = nil
 	t.calls.Store(0)
 	for _, e := range t.entries {
-		e.used.Store(0)
+		e.Reset()
 	}
 }
 
@@ -168,14 +168,8 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (any, error) {
 	if e == nil {
 		return nil, t.unmatched(n, call.text())
 	}
-	if e.delay > 0 {
-		timer := time.NewTimer(e.delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
+	if err := fakescript.Wait(ctx, e.delay); err != nil {
+		return nil, err
 	}
 	if e.err != "" {
 		return nil, &ToolError{Tool: t.spec.Name, Message: e.err}
@@ -208,10 +202,10 @@ func (t *Tool) conform(args json.RawMessage) (any, error) {
 // claiming that use, or nil.
 func (t *Tool) choose(args *arguments) *entry {
 	for _, e := range t.entries {
-		if e.exhausted() || !e.matches(args) {
+		if e.Exhausted() || !e.matches(args) {
 			continue
 		}
-		if e.claim() {
+		if e.Claim() {
 			return e
 		}
 	}
@@ -220,16 +214,7 @@ func (t *Tool) choose(args *arguments) *entry {
 
 // unmatched builds the error of call n, which no entry answers.
 func (t *Tool) unmatched(n int64, args string) error {
-	used := 0
-	for _, e := range t.entries {
-		if e.exhausted() {
-			used++
-		}
-	}
-	hint := "add a reply whose match fits them, or one without match"
-	if used > 0 {
-		hint += fmt.Sprintf(" (%d of %d replies have used up their times)", used, len(t.entries))
-	}
+	hint := "add a reply whose match fits them, or one without match" + fakescript.UsedUp(t.entries)
 	return fmt.Errorf("%w: tool %q (call %d) got the arguments %s; %s", ErrUnmatched, t.spec.Name, n, head(args, 300), hint)
 }
 

@@ -289,3 +289,30 @@ func TestDelayHonoursTheContext(t *testing.T) {
 	_, err = fake.NewTool(llm.ToolSpec{Name: "t"}, fake.Result(1)).Call(cancelled, nil)
 	assert.True(t, errors.Is(err, context.Canceled))
 }
+
+// TestTimesRule checks the rule of times shared with llm/fake: 0 (the
+// default) is unlimited and such a reply never counts as used up; a
+// limited reply answers its times, then lets the next entry answer, and
+// Reset restores it. A script cannot say times: 0 (see TestParseToolsErrors).
+func TestTimesRule(t *testing.T) {
+	tool := fake.NewTool(orderSpec,
+		fake.Times(2, fake.MatchArgs(map[string]any{"order_id": "A-1"}, fake.Result("limited"))),
+		fake.Times(0, fake.MatchArgs(map[string]any{"order_id": "A-1"}, fake.Result("unlimited"))))
+	args := json.RawMessage(`{"order_id": "A-1"}`)
+	var got []any
+	for range 5 {
+		out, err := tool.Call(t.Context(), args)
+		require.NoError(t, err)
+		got = append(got, out)
+	}
+	assert.Equal(t, []any{"limited", "limited", "unlimited", "unlimited", "unlimited"}, got)
+
+	_, err := tool.Call(t.Context(), json.RawMessage(`{"order_id": "B-2"}`))
+	require.ErrorIs(t, err, fake.ErrUnmatched)
+	assert.Contains(t, err.Error(), "1 of 2 replies have used up their times", "the unlimited reply is never used up")
+
+	tool.Reset()
+	out, err := tool.Call(t.Context(), args)
+	require.NoError(t, err)
+	assert.Equal(t, "limited", out)
+}

@@ -5,6 +5,8 @@
 // set size (Linux getrusage). Run it several times and take medians:
 //
 //	for i in 1 2 3 4 5; do GOMAXPROCS=1 go run ./bench/w4rss; done
+//
+// It imports flow only; nothing imports it.
 package main
 
 import (

@@ -24,6 +24,10 @@
 //
 // Errors are printed on stderr as one line "troupe: ...", definitions'
 // diagnostics as FILE:LINE:COL: error|warning: PATH: MESSAGE.
+//
+// Start with main.go (the commands are registered there, one file each);
+// the CLI is a user of the library: nothing imports it, and it reaches
+// flows only through the public API of flow and its neighbours.
 package main
 
 import (

@@ -1,7 +1,6 @@
 package jsondata
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -9,104 +8,23 @@ import (
 // Clone returns a deep copy of v as JSON data: the result shares no map or
 // slice with v. The Go spellings Marshal accepts are converted (int to
 // int64, []string to []any, ...); other types go through encoding/json.
-// NaN and infinities are kept as they are.
+// Nil slices and maps become nil. NaN and infinities are kept as they are.
 func Clone(v any) (any, error) {
-	switch x := v.(type) {
-	case nil, bool, string, int64, float64:
-		return v, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, it := range x {
-			c, err := Clone(it)
-			if err != nil {
-				return nil, fmt.Errorf("%w (at index %d)", err, i)
-			}
-			out[i] = c
-		}
-		return out, nil
-	case map[string]any:
-		return CloneMap(x)
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out, nil
-	case map[string]string:
-		out := make(map[string]any, len(x))
-		for k, s := range x {
-			out[k] = s
-		}
-		return out, nil
-	case json.Number:
-		v, err := Decode([]byte(x))
-		if err != nil {
-			return nil, fmt.Errorf("jsondata: invalid number %q", string(x))
-		}
-		return v, nil
-	}
-	if c, ok := small(v); ok {
-		return c, nil
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("jsondata: %T: %w", v, err)
-	}
-	d, err := Decode(raw)
-	if err != nil {
-		return nil, fmt.Errorf("jsondata: %T: %w", v, err)
-	}
-	return d, nil
+	return Convert(v, &cloneOptions)
 }
+
+var cloneOptions = Options{Copy: true, NilIsNull: true, Unknown: ViaJSON}
 
 // CloneMap is Clone for an object; a nil map stays nil.
 func CloneMap(m map[string]any) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	out := make(map[string]any, len(m))
-	for k, it := range m {
-		c, err := Clone(it)
-		if err != nil {
-			return nil, fmt.Errorf("%w (at key %q)", err, k)
-		}
-		out[k] = c
+	c, err := Clone(m)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
-}
-
-// small converts the Go number types other than int64 and float64.
-func small(v any) (any, bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint:
-		return unsigned(uint64(x)), true
-	case uint64:
-		return unsigned(x), true
-	case float32:
-		return float64(x), true
-	}
-	return nil, false
-}
-
-func unsigned(u uint64) any {
-	if u <= math.MaxInt64 {
-		return int64(u)
-	}
-	return float64(u)
+	return c.(map[string]any), nil
 }
 
 // Copy returns a deep copy of JSON data. Unlike Clone it converts nothing
@@ -135,4 +53,28 @@ func CopyMap(m map[string]any) map[string]any {
 		out[k] = Copy(it)
 	}
 	return out
+}
+
+// Finite reports a NaN or an infinity in JSON data, which JSON text cannot
+// hold, saying where it is.
+func Finite(v any) error {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%v is not a JSON number", x)
+		}
+	case []any:
+		for i, it := range x {
+			if err := Finite(it); err != nil {
+				return fmt.Errorf("%w (at index %d)", err, i)
+			}
+		}
+	case map[string]any:
+		for k, it := range x {
+			if err := Finite(it); err != nil {
+				return fmt.Errorf("%w (at key %q)", err, k)
+			}
+		}
+	}
+	return nil
 }

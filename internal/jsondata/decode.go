@@ -142,19 +142,12 @@ func (d *decoder) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[k] = v
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, errEnd
+		done, err := d.next('}', "missing ',' or '}' in object")
+		if err != nil {
+			return nil, err
 		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case '}':
-			d.pos++
+		if done {
 			return m, nil
-		default:
-			return nil, d.fail("missing ',' or '}' in object")
 		}
 	}
 }
@@ -176,21 +169,33 @@ func (d *decoder) array(depth int) (any, error) {
 			return nil, err
 		}
 		list = append(list, v)
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, errEnd
+		done, err := d.next(']', "missing ',' or ']' in array")
+		if err != nil {
+			return nil, err
 		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case ']':
-			d.pos++
+		if done {
 			return list, nil
-		default:
-			return nil, d.fail("missing ',' or ']' in array")
 		}
 	}
+}
+
+// next reads what follows an element of an object or array: a ',' (more
+// follows) or closing (done); anything else is the error msg.
+func (d *decoder) next(closing byte, msg string) (done bool, err error) {
+	d.space()
+	if d.pos >= len(d.data) {
+		return false, errEnd
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		d.space()
+		return false, nil
+	case closing:
+		d.pos++
+		return true, nil
+	}
+	return false, d.fail(msg)
 }
 
 // number reads a number by the JSON grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Marshal returns v as compact JSON text with object keys sorted; nil maps
@@ -34,50 +33,16 @@ func Append(dst []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(dst, x, 10), nil
 	case float64:
 		return appendFloat(dst, x)
+	case float32:
+		return appendFloat(dst, float64(x))
 	case []any:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '[')
-		for i, it := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = Append(dst, it); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, ']'), nil
+		return appendList(dst, x, Append)
 	case map[string]any:
-		return appendMap(dst, x)
+		return appendObject(dst, x, Append)
 	case []string:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '[')
-		for i, it := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendString(dst, it)
-		}
-		return append(dst, ']'), nil
+		return appendList(dst, x, appendText)
 	case map[string]string:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		keys := sortedKeys(x)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendString(dst, k)
-			dst = append(dst, ':')
-			dst = AppendString(dst, x[k])
-		}
-		return append(dst, '}'), nil
+		return appendObject(dst, x, appendText)
 	case json.Number:
 		v, err := Decode([]byte(x))
 		if err != nil {
@@ -91,11 +56,31 @@ func Append(dst []byte, v any) ([]byte, error) {
 	return appendOther(dst, v)
 }
 
-func appendMap(dst []byte, m map[string]any) ([]byte, error) {
+// appendList writes a list, each item by elem; a nil list is null.
+func appendList[T any](dst []byte, items []T, elem func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if items == nil {
+		return append(dst, "null"...), nil
+	}
+	dst = append(dst, '[')
+	for i, it := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = elem(dst, it); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// appendObject writes an object with its keys sorted, each value by elem;
+// a nil map is null.
+func appendObject[T any](dst []byte, m map[string]T, elem func([]byte, T) ([]byte, error)) ([]byte, error) {
 	if m == nil {
 		return append(dst, "null"...), nil
 	}
-	keys := sortedKeys(m)
+	keys := SortedKeys(m)
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {
@@ -104,14 +89,18 @@ func appendMap(dst []byte, m map[string]any) ([]byte, error) {
 		dst = AppendString(dst, k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = Append(dst, m[k]); err != nil {
+		if dst, err = elem(dst, m[k]); err != nil {
 			return dst, fmt.Errorf("%w (at key %q)", err, k)
 		}
 	}
 	return append(dst, '}'), nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+// appendText is AppendString in the shape appendList and appendObject take.
+func appendText(dst []byte, s string) ([]byte, error) { return AppendString(dst, s), nil }
+
+// SortedKeys returns the keys of m in ascending byte order.
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -152,56 +141,4 @@ func appendOther(dst []byte, v any) ([]byte, error) {
 		return dst, fmt.Errorf("jsondata: %T: %w", v, err)
 	}
 	return Append(dst, d)
-}
-
-const hex = "0123456789abcdef"
-
-// AppendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD;
-// U+2028 and U+2029 are escaped so the text is also valid JavaScript.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -198,3 +198,30 @@ func TestCloneErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, m)
 }
+
+func TestAppendQuotedSpellings(t *testing.T) {
+	cases := []struct {
+		name, in           string
+		json, yaml, python string
+	}{
+		{"plain", "abc", `"abc"`, `"abc"`, `"abc"`},
+		{"quote and backslash", `a"b\c`, `"a\"b\\c"`, `"a\"b\\c"`, `"a\"b\\c"`},
+		{"short escapes", "\n\r\t", `"\n\r\t"`, `"\n\r\t"`, `"\n\r\t"`},
+		{"backspace and form feed", "\b\f", `"\u0008\u000c"`, `"\u0008\u000c"`, `"\b\f"`},
+		{"other control", "\x01", `"\u0001"`, `"\u0001"`, `"\u0001"`},
+		{"DEL", "\x7f", "\"\x7f\"", `"\u007f"`, "\"\x7f\""},
+		{"C1 control", "\u0085", "\"\u0085\"", `"\u0085"`, "\"\u0085\""},
+		{"BOM and non-character", "\ufeff\uffff", "\"\ufeff\uffff\"", `"\ufeff\uffff"`, "\"\ufeff\uffff\""},
+		{"line separator", "\u2028\u2029", `"\u2028\u2029"`, "\"\u2028\u2029\"", "\"\u2028\u2029\""},
+		{"non-ASCII kept", "é日", `"é日"`, `"é日"`, `"é日"`},
+		{"invalid UTF-8", "a\xffb", `"a\ufffdb"`, `"a\ufffdb"`, "\"a\xffb\""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.json, string(jsondata.AppendQuoted(nil, c.in, jsondata.JSON)))
+			assert.Equal(t, c.json, string(jsondata.AppendString(nil, c.in)))
+			assert.Equal(t, c.yaml, string(jsondata.AppendQuoted(nil, c.in, jsondata.YAML)))
+			assert.Equal(t, c.python, string(jsondata.AppendQuoted(nil, c.in, jsondata.Python)))
+		})
+	}
+}

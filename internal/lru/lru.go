@@ -4,6 +4,9 @@
 // that sees ever new definitions keeps a bounded amount of memory.
 //
 // It imports nothing of Troupe.
+//
+// It imports the standard library only; it must not import anything of
+// Troupe.
 package lru
 
 import (

@@ -6,6 +6,12 @@
 // ", " and ": " separators, "3.0" and "1e+20" for floats, NaN and Infinity,
 // and non-ASCII text kept as is. Go maps have no order, so map keys are
 // written sorted.
+//
+// Start with [Dumps] (dumps.go) and [Repr] (repr.go). Strings are escaped
+// by internal/jsondata's Python spelling.
+//
+// It imports internal/jsondata only; it must not import anything else of
+// Troupe.
 package pyjson
 
 import (
@@ -13,8 +19,9 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 // Dumps returns the text Python's json.dumps(v, ensure_ascii=False) produces for
@@ -78,45 +85,13 @@ func (sp *spelling) append(dst []byte, v any) []byte {
 		}
 		return sp.quote(dst, string(x))
 	case []any:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = sp.append(dst, e)
-		}
-		return append(dst, ']')
+		return appendList(dst, x, sp.append)
 	case []string:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = sp.quote(dst, e)
-		}
-		return append(dst, ']')
+		return appendList(dst, x, sp.quote)
 	case map[string]any:
-		dst = append(dst, '{')
-		for i, k := range sortedKeys(x) {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = sp.quote(dst, k)
-			dst = append(dst, ": "...)
-			dst = sp.append(dst, x[k])
-		}
-		return append(dst, '}')
+		return appendDict(dst, x, sp.quote, sp.append)
 	case map[string]string:
-		dst = append(dst, '{')
-		for i, k := range sortedKeys(x) {
-			if i > 0 {
-				dst = append(dst, ", "...)
-			}
-			dst = sp.quote(dst, k)
-			dst = append(dst, ": "...)
-			dst = sp.quote(dst, x[k])
-		}
-		return append(dst, '}')
+		return appendDict(dst, x, sp.quote, sp.quote)
 	}
 	return appendReflect(dst, v, sp.append)
 }
@@ -175,16 +150,6 @@ func appendReflect(dst []byte, v any, elem func([]byte, any) []byte) []byte {
 	return elem(dst, decoded)
 }
 
-// sortedKeys returns the keys of m in ascending byte order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // AppendFloat appends f as Python's json.dumps writes a float: repr() digits,
 // with NaN, Infinity and -Infinity for the non-finite values.
 func AppendFloat(dst []byte, f float64) []byte {
@@ -197,4 +162,31 @@ func AppendFloat(dst []byte, f float64) []byte {
 		return append(dst, "-Infinity"...)
 	}
 	return appendFloatRepr(dst, f)
+}
+
+// appendList writes items as a list, each by elem.
+func appendList[T any](dst []byte, items []T, elem func([]byte, T) []byte) []byte {
+	dst = append(dst, '[')
+	for i, e := range items {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = elem(dst, e)
+	}
+	return append(dst, ']')
+}
+
+// appendDict writes m as a dict with keys sorted, keys by key and values
+// by elem.
+func appendDict[T any](dst []byte, m map[string]T, key func([]byte, string) []byte, elem func([]byte, T) []byte) []byte {
+	dst = append(dst, '{')
+	for i, k := range jsondata.SortedKeys(m) {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = key(dst, k)
+		dst = append(dst, ": "...)
+		dst = elem(dst, m[k])
+	}
+	return append(dst, '}')
 }

@@ -4,43 +4,16 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
 const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string the way json.dumps(s,
-// ensure_ascii=False) writes it: only '"', '\\' and control characters below
-// U+0020 are escaped (\n, \r, \t, \b, \f, else \u00XX); everything else,
-// non-ASCII included, is kept as is.
+// ensure_ascii=False) writes it (see jsondata.Python).
 func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsondata.AppendQuoted(dst, s, jsondata.Python)
 }
 
 // QuoteRepr returns Python's repr() of the string s: single quotes unless s

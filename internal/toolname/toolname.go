@@ -1,6 +1,9 @@
 // Package toolname spells tool names the way CrewAI shows them to models,
 // for the tools Troupe names after other things (MCP servers' tools, the
 // skill loader). It imports nothing of Troupe.
+//
+// It imports golang.org/x/text only; it must not import anything of
+// Troupe.
 package toolname
 
 import (

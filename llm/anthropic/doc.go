@@ -15,4 +15,10 @@
 // honouring Retry-After, errors are [*llm.APIError] values without the key,
 // and ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are read only through
 // [WithEnv].
+//
+// Start with [New] (anthropic.go), then request.go, response.go and
+// stream.go.
+//
+// It imports llm, llm/internal/httpcall and the Anthropic SDK; it must not
+// import flow or action.
 package anthropic

@@ -23,8 +23,20 @@
 // A request that no entry answers fails with an error quoting the end of its
 // transcript.
 //
+// An entry's times is how many requests it may answer. Without times (0 in
+// Go: a script cannot write times: 0) an entry answers without limit and its
+// answers are not counted, so it is never "used up"; an entry with times n
+// answers n requests, then lets the next matching entry answer. Reset
+// restores every entry's times. action/fake counts the same way.
+//
 // Without an explicit usage, a reply's usage is estimated as
 // ceil(len(transcript)/4) input tokens and ceil(len(reply)/4) output tokens,
 // where the reply's length is that of its text plus, for each tool call, its
 // name and arguments.
+//
+// Start with [New] and [Reply] (model.go, reply.go), then the YAML script
+// reader (script.go), built on internal/fakescript.
+//
+// It imports llm and internal packages; it must not import flow or
+// action.
 package fake

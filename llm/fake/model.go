@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/troupe-dev/troupe/internal/fakescript"
 	"github.com/troupe-dev/troupe/llm"
 )
 
@@ -105,7 +105,7 @@ func (m *Model) Reset() {
 	m.calls.Store(0)
 	m.ids.Store(0)
 	for _, e := range m.entries {
-		e.used.Store(0)
+		e.Reset()
 	}
 }
 
@@ -138,14 +138,8 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if e == nil {
 		return nil, m.unmatched(req, &t)
 	}
-	if e.delay > 0 {
-		timer := time.NewTimer(e.delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
+	if err := fakescript.Wait(ctx, e.delay); err != nil {
+		return nil, err
 	}
 	if e.err != "" {
 		return nil, &llm.APIError{Provider: "fake", Model: req.Model, Status: e.status, Message: e.err}
@@ -157,13 +151,13 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 // claiming that use, or nil.
 func (m *Model) choose(t *transcript) *entry {
 	for _, e := range m.entries {
-		if e.exhausted() {
+		if e.Exhausted() {
 			continue
 		}
 		if e.re != nil && !e.re.MatchString(t.text()) {
 			continue
 		}
-		if e.claim() {
+		if e.Claim() {
 			return e
 		}
 	}
@@ -172,16 +166,7 @@ func (m *Model) choose(t *transcript) *entry {
 
 // unmatched builds the error for a request no entry answers.
 func (m *Model) unmatched(req *llm.Request, t *transcript) error {
-	used := 0
-	for _, e := range m.entries {
-		if e.exhausted() {
-			used++
-		}
-	}
-	hint := "add a reply whose match is found in it, or one without match"
-	if used > 0 {
-		hint += fmt.Sprintf(" (%d of %d replies have used up their times)", used, len(m.entries))
-	}
+	hint := "add a reply whose match is found in it, or one without match" + fakescript.UsedUp(m.entries)
 	return fmt.Errorf("%w %q (call %d); the transcript ends with:\n%s\n%s", ErrUnmatched, req.Model, m.calls.Load(), tail(t.text(), 300), hint)
 }
 

@@ -409,3 +409,27 @@ func TestResolvers(t *testing.T) {
 	require.EqualError(t, err, `fake: no fake model matches; add it to the fake.Resolver (it has gpt-4o) or add a "*" entry`,
 		"a factory leaves naming the model to the registry")
 }
+
+// TestTimesRule checks the rule of times shared with action/fake: 0 (the
+// default) is unlimited and such a reply never counts as used up; a
+// limited reply answers its times, then lets the next entry answer, and
+// Reset restores it. A script cannot say times: 0 (see TestParseScriptErrors).
+func TestTimesRule(t *testing.T) {
+	m := fake.New(fake.Times(2, fake.Match("q", fake.Text("limited"))), fake.Times(0, fake.Match("q", fake.Text("unlimited"))))
+	var got []string
+	for range 5 {
+		resp, err := m.Generate(t.Context(), ask("q"))
+		require.NoError(t, err)
+		got = append(got, resp.Text())
+	}
+	assert.Equal(t, []string{"limited", "limited", "unlimited", "unlimited", "unlimited"}, got)
+
+	_, err := m.Generate(t.Context(), ask("other"))
+	require.ErrorIs(t, err, fake.ErrUnmatched)
+	assert.Contains(t, err.Error(), "1 of 2 replies have used up their times", "the unlimited reply is never used up")
+
+	m.Reset()
+	resp, err := m.Generate(t.Context(), ask("q"))
+	require.NoError(t, err)
+	assert.Equal(t, "limited", resp.Text())
+}

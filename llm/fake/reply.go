@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sync/atomic"
 	"time"
 
+	"github.com/troupe-dev/troupe/internal/fakescript"
 	"github.com/troupe-dev/troupe/llm"
 )
 
@@ -18,7 +18,8 @@ type Reply struct {
 	// Match is an RE2 expression searched in the request's transcript; empty
 	// matches every request.
 	Match string
-	// Times is how many requests the entry may answer; 0 means unlimited.
+	// Times is how many requests the entry may answer; 0 means unlimited
+	// (and the answers of an unlimited entry are not counted).
 	Times int
 	// Text is the reply's text.
 	Text string
@@ -86,9 +87,8 @@ func Times(n int, r Reply) Reply {
 
 // entry is a compiled reply.
 type entry struct {
+	fakescript.Uses
 	re     *regexp.Regexp
-	times  int64
-	used   atomic.Int64
 	text   string
 	calls  []llm.ToolCall
 	outLen int // reply length for usage estimation
@@ -99,62 +99,34 @@ type entry struct {
 	delay  time.Duration
 }
 
-// claim takes one use of e, reporting false when its times are used up.
-func (e *entry) claim() bool {
-	if e.times == 0 {
-		e.used.Add(1)
-		return true
-	}
-	for {
-		u := e.used.Load()
-		if u >= e.times {
-			return false
-		}
-		if e.used.CompareAndSwap(u, u+1) {
-			return true
-		}
-	}
-}
-
-// exhausted reports whether e's times are used up.
-func (e *entry) exhausted() bool { return e.times > 0 && e.used.Load() >= e.times }
-
-// A fieldError is a problem with one field of a reply.
-type fieldError struct {
-	field string // the YAML key: match, times, ...
-	msg   string
-}
-
-// Error implements error.
-func (e *fieldError) Error() string { return e.field + ": " + e.msg }
-
 // compile checks r and prepares what answering with it needs.
 func compile(r Reply) (*entry, error) {
-	e := &entry{times: int64(r.Times), err: r.Error, status: r.Status, finish: r.FinishReason, delay: r.Delay}
+	e := &entry{err: r.Error, status: r.Status, finish: r.FinishReason, delay: r.Delay}
+	e.Limit(r.Times)
 	if r.Match != "" {
 		re, err := regexp.Compile(r.Match)
 		if err != nil {
-			return nil, &fieldError{"match", fmt.Sprintf("invalid RE2 expression %q: %v", r.Match, err)}
+			return nil, fakescript.Field("match", fmt.Sprintf("invalid RE2 expression %q: %v", r.Match, err))
 		}
 		e.re = re
 	}
 	if r.Times < 0 {
-		return nil, &fieldError{"times", fmt.Sprintf("must be positive (or 0 for unlimited), got %d", r.Times)}
+		return nil, fakescript.Field("times", fmt.Sprintf("must be positive (or 0 for unlimited), got %d", r.Times))
 	}
 	if r.Delay < 0 {
-		return nil, &fieldError{"delay", fmt.Sprintf("must not be negative, got %v", r.Delay)}
+		return nil, fakescript.Field("delay", fmt.Sprintf("must not be negative, got %v", r.Delay))
 	}
 	if r.Error != "" {
 		switch {
 		case r.Text != "":
-			return nil, &fieldError{"error", "a reply has either error or text, not both"}
+			return nil, fakescript.Field("error", "a reply has either error or text, not both")
 		case r.JSON != nil:
-			return nil, &fieldError{"error", "a reply has either error or json, not both"}
+			return nil, fakescript.Field("error", "a reply has either error or json, not both")
 		case len(r.ToolCalls) > 0:
-			return nil, &fieldError{"error", "a reply has either error or tool_calls, not both"}
+			return nil, fakescript.Field("error", "a reply has either error or tool_calls, not both")
 		}
 	} else if r.Status != 0 {
-		return nil, &fieldError{"status", "status is only meaningful with error"}
+		return nil, fakescript.Field("status", "status is only meaningful with error")
 	}
 	if r.Usage != nil {
 		u := *r.Usage
@@ -163,22 +135,22 @@ func compile(r Reply) (*entry, error) {
 	e.text = r.Text
 	if r.JSON != nil {
 		if r.Text != "" {
-			return nil, &fieldError{"json", "a reply has either text or json, not both"}
+			return nil, fakescript.Field("json", "a reply has either text or json, not both")
 		}
 		text, err := encodeJSON(r.JSON)
 		if err != nil {
-			return nil, &fieldError{"json", fmt.Sprintf("cannot encode as JSON: %v", err)}
+			return nil, fakescript.Field("json", fmt.Sprintf("cannot encode as JSON: %v", err))
 		}
 		e.text = text
 	}
 	e.outLen = len(e.text)
 	for i, c := range r.ToolCalls {
 		if c.Name == "" {
-			return nil, &fieldError{fmt.Sprintf("tool_calls[%d].name", i), "missing tool name"}
+			return nil, fakescript.Field(fmt.Sprintf("tool_calls[%d].name", i), "missing tool name")
 		}
 		args, err := encodeArguments(c.Arguments)
 		if err != nil {
-			return nil, &fieldError{fmt.Sprintf("tool_calls[%d].arguments", i), fmt.Sprintf("cannot encode as JSON: %v", err)}
+			return nil, fakescript.Field(fmt.Sprintf("tool_calls[%d].arguments", i), fmt.Sprintf("cannot encode as JSON: %v", err))
 		}
 		e.calls = append(e.calls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: args})
 		e.outLen += len(c.Name) + len(args)

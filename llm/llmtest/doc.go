@@ -23,4 +23,10 @@
 //			},
 //		})
 //	}
+//
+// Start with [Run] (suite.go) for an adapter's conformance, and the
+// loopback servers (openai_server.go, anthropic_server.go).
+//
+// It imports llm, internal packages and testify; it must not import flow,
+// action or provider SDKs.
 package llmtest

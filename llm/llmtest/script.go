@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/troupe-dev/troupe/internal/jsondata"
 	"github.com/troupe-dev/troupe/llm"
 )
 
@@ -218,30 +219,14 @@ func strs(v any) []string {
 	return nil
 }
 
-// plain converts decoded JSON (with json.Number) to canonical JSON data.
+// plain converts decoded JSON (with json.Number) to canonical JSON data,
+// copying containers.
 func plain(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		f, _ := v.Float64()
-		return f
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = plain(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = plain(e)
-		}
-		return out
-	}
-	return v
+	out, _ := jsondata.Convert(v, &decodedData)
+	return out
 }
+
+var decodedData = jsondata.Options{Copy: true, Unknown: jsondata.Keep}
 
 func object(v any) map[string]any {
 	m, _ := plain(v).(map[string]any)

@@ -16,4 +16,9 @@
 //
 // The environment is read only through [WithEnv]; [New] without it uses only
 // the configuration.
+//
+// Start with [New] (openai.go), then request.go, response.go and stream.go.
+//
+// It imports llm, llm/internal/httpcall and the OpenAI SDK; it must not
+// import flow or action.
 package openai

@@ -5,6 +5,8 @@
 //
 // It is the one place that reads the process environment, and only when
 // [Default] is given a nil env.
+//
+// It imports llm and the adapters only; it must not import flow or action.
 package providers
 
 import (

@@ -22,4 +22,9 @@
 // SIGTERM and finally SIGKILL.
 //
 // This package is the only one that links the SDK; flow and action do not.
+//
+// Start with [Connector] (connector.go), then session.go and tool.go.
+//
+// It imports mcp, action, llm, schema and the MCP SDK; it must not import
+// flow.
 package client

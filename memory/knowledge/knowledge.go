@@ -6,6 +6,12 @@
 //	err = kb.Add(ctx, knowledge.Folder("./knowledge"))
 //	results, err := kb.Search(ctx, task, 5, 0.1)
 //	prompt += knowledge.Format(results)
+//
+// Start with [Source], [File] and [Folder] (source.go, files.go), then
+// [Split] (chunk.go) and the embedding caches (cache.go).
+//
+// It imports memory and internal packages; it must not import flow or
+// action.
 package knowledge
 
 import (

@@ -12,6 +12,11 @@
 //	}
 //
 // passes, under the race detector too.
+//
+// Start with [Run].
+//
+// It imports memory and testify only; it must not import flow or any
+// backend.
 package memorytest
 
 import (

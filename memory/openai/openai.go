@@ -7,6 +7,9 @@
 //		Model:   "nomic-embed-text",
 //	})
 //	mem, err := memory.New(store, memory.WithEmbedder(emb))
+//
+// It imports memory and the OpenAI SDK only; it must not import flow or
+// action.
 package openai
 
 import (

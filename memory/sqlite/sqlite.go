@@ -6,6 +6,9 @@
 // SQL beyond fetching the records they return. One process should own a
 // database file at a time: another process's writes do not reach this
 // process's index until it reopens the file.
+//
+// It imports memory, internal packages and the SQLite driver only; it must
+// not import flow or action.
 package sqlite
 
 import (

@@ -7,6 +7,11 @@
 // outputs, journal and feedback of a run are one jsonb column; PostgreSQL
 // keeps a number's text (1.0 stays 1.0), so integers and floats come back
 // with their types. Update times are kept to the microsecond.
+//
+// Start with [Open] (postgres.go), then snapshot.go and claim.go.
+//
+// It imports store, store/internal/payload and pgx only; it must not import
+// flow or cel-go.
 package postgres
 
 import (

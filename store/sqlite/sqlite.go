@@ -9,6 +9,11 @@
 // refuses a damaged one. Snapshots of running runs survive a crash of the
 // process; pauses and final statuses are synced to the disk before Save
 // returns.
+//
+// Start with [Open] (sqlite.go), then snapshot.go and claim.go.
+//
+// It imports store, store/internal/payload and the SQLite driver only; it
+// must not import flow or cel-go.
 package sqlite
 
 import (

@@ -16,6 +16,11 @@
 // way for every backend. Stores may keep UpdatedAt to the
 // microsecond only, so the suite's times have no finer part, and they may
 // return times in any location.
+//
+// Start with [Run]; [Snapshot] and [Equal] help backends' own tests.
+//
+// It imports store and testify only; it must not import flow or any
+// backend.
 package storetest
 
 import (

@@ -5,6 +5,8 @@
 //
 // The text is written with internal/jsondata, so integers and floats keep
 // their types through a save and a load.
+//
+// It imports store and internal/jsondata only; it must not import flow.
 package payload
 
 import (

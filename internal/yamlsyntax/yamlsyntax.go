@@ -1,26 +1,39 @@
-package fake
+// Package yamlsyntax finds where text that does not parse as YAML goes
+// wrong. The YAML parser's messages carry a line that is sometimes off by
+// one or missing, and never a column; [Locate] gives both, so that a
+// syntax error in a flow file or a fake script points at its place.
+//
+// Start with [Locate]. The package imports only the YAML parser; it must
+// not import anything of Troupe.
+package yamlsyntax
 
 import (
 	"bytes"
 	"errors"
 	"io"
+	"regexp"
 	"sort"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// syntaxPos returns the line and column (1-based, in runes) where text
-// that does not parse as YAML goes wrong. The parser's messages carry no
-// column, and their line is sometimes off by one, so the position is found
-// by parsing prefixes: the end of the shortest one that fails, searched by
-// whole lines, then by characters within the line. Each prefix is
-// completed first (an open quote and open flow collections closed), so
-// that it does not fail merely for being cut short; within a line, a
-// prefix also passes when a colon completes it, since a block mapping's
-// key is not valid until its colon. When only an unclosed quote or bracket
-// is wrong, that is where the problem is.
-func syntaxPos(data []byte) (line, column int) {
+// Locate returns the line and column (1-based, in runes) where data stops
+// being YAML, and false when data parses as one document (or none) or no
+// place can be found (only the whole text fails, as with a second
+// document).
+//
+// The place is found by parsing prefixes: the end of the shortest one that
+// fails, searched by whole lines, then by characters within the line. Each
+// prefix is completed first (an open quote and open flow collections
+// closed), so that it does not fail merely for being cut short; within a
+// line, a prefix also passes when a colon completes it, since a block
+// mapping's key is not valid until its colon. When only an unclosed quote
+// or bracket is wrong, that is where the problem is.
+func Locate(data []byte) (line, column int, ok bool) {
+	if Parses(data) {
+		return 0, 0, false
+	}
 	var ends []int // ends[i] is the offset after line i+1
 	for i, c := range data {
 		if c == '\n' {
@@ -32,13 +45,14 @@ func syntaxPos(data []byte) (line, column int) {
 	}
 	l := sort.Search(len(ends), func(i int) bool {
 		text, _ := complete(data[:ends[i]])
-		return !parses(text)
+		return !Parses(text)
 	})
 	if l == len(ends) {
 		if _, open := complete(data); open >= 0 {
-			return offsetPos(data, open)
+			line, column = offsetPos(data, open)
+			return line, column, true
 		}
-		return 1, 1 // only the whole text fails (a second document, say)
+		return 0, 0, false
 	}
 	from := 0
 	if l > 0 {
@@ -47,12 +61,21 @@ func syntaxPos(data []byte) (line, column int) {
 	to := ends[l]
 	at := sort.Search(to-from, func(c int) bool {
 		text, _ := complete(data[:from+c+1])
-		return !parses(text) && !parses(append(text[:len(text):len(text)], ':'))
+		return !Parses(text) && !Parses(append(text[:len(text):len(text)], ':'))
 	})
 	if at == to-from && at > 0 && data[to-1] == '\n' {
 		at-- // the end of the line
 	}
-	return offsetPos(data, from+at)
+	line, column = offsetPos(data, from+at)
+	return line, column, true
+}
+
+var linePrefix = regexp.MustCompile(`^(?:yaml: )?(?:line \d+: )?`)
+
+// Message is the parser's error message without its "yaml: " prefix and
+// its unreliable line number.
+func Message(err error) string {
+	return linePrefix.ReplaceAllString(err.Error(), "")
 }
 
 // offsetPos converts a byte offset into a line and a column in runes.
@@ -131,8 +154,9 @@ func closer(b byte) byte {
 	return '}'
 }
 
-// parses reports whether data is one YAML document (or none).
-func parses(data []byte) (ok bool) {
+// Parses reports whether data is one YAML document (or none). A panic of
+// the parser counts as a failure.
+func Parses(data []byte) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
