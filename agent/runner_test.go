@@ -1,0 +1,398 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/llm"
+	"github.com/troupe-dev/troupe/llm/fake"
+)
+
+type orderIn struct {
+	OrderID string `json:"order_id" jsonschema:"required"`
+}
+
+// shopTools is a registry whose query_order finds order A1 only.
+func shopTools(t *testing.T, big string) *action.Tools {
+	t.Helper()
+	r, err := action.NewTools(
+		action.MustNewTool("query_order", "finds an order", func(_ context.Context, in orderIn) (map[string]any, error) {
+			return map[string]any{"order_id": in.OrderID, "found": in.OrderID == "A1"}, nil
+		}),
+		action.MustNewTool("query_logistics", "tracks a parcel", func(_ context.Context, in orderIn) (string, error) {
+			if big != "" {
+				return big, nil
+			}
+			return "in transit", nil
+		}),
+		action.MustNewTool("create_refund_ticket", "opens a refund", func(_ context.Context, in orderIn) (string, error) {
+			return "ticket R-" + in.OrderID, nil
+		}),
+	)
+	require.NoError(t, err)
+	return r
+}
+
+// recorder collects steps.
+type recorder struct {
+	mu    sync.Mutex
+	steps []Step
+}
+
+func (r *recorder) observe(s Step) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.steps = append(r.steps, s)
+}
+
+func (r *recorder) kinds() []string {
+	var out []string
+	for _, s := range r.steps {
+		k := s.Kind
+		if s.Tool != "" {
+			k += ":" + s.Tool
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func newRunner(t *testing.T, file string, model llm.LLM, rec *recorder, edit func(*Definition)) *Runner {
+	t.Helper()
+	tools := shopTools(t, strings.Repeat("x", 500))
+	def, err := Load(filepath.Join("testdata", file), WithTools(tools))
+	require.NoError(t, err)
+	if edit != nil {
+		edit(def)
+	}
+	cfg := Config{Model: model, Tools: tools}
+	if rec != nil {
+		cfg.Observer = rec.observe
+	}
+	r, err := NewRunner(def, cfg)
+	require.NoError(t, err)
+	return r
+}
+
+func toolResults(s *Session) []string {
+	var out []string
+	for _, m := range s.Messages {
+		if m.Role == llm.RoleTool {
+			out = append(out, m.Text())
+		}
+	}
+	return out
+}
+
+func TestTurnCallsToolsThenAnswers(t *testing.T) {
+	model := fake.New(
+		fake.Times(1, fake.ToolCalls(fake.Call("query_order", map[string]any{"order_id": "A1"}))),
+		fake.Text("Your order A1 is on its way."),
+	).WithRecording(true)
+	rec := &recorder{}
+	r := newRunner(t, "run_basic.yaml", model, rec, nil)
+	s := r.NewSession("s1", map[string]any{"customer": "Ada"})
+	res, err := r.Turn(context.Background(), s, "Where is order A1?")
+	require.NoError(t, err)
+	assert.Equal(t, "Your order A1 is on its way.", res.Answer)
+	assert.Equal(t, StatusAnswered, res.Status)
+	assert.Equal(t, 2, res.Steps)
+	assert.Equal(t, []string{`{"found":true,"order_id":"A1"}`}, toolResults(s))
+	roles := []llm.Role{}
+	for _, m := range s.Messages {
+		roles = append(roles, m.Role)
+	}
+	assert.Equal(t, []llm.Role{llm.RoleUser, llm.RoleAssistant, llm.RoleTool, llm.RoleAssistant}, roles, "the assistant's tool-call message comes before the results")
+	reqs := model.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "You help Ada.", reqs[0].Messages[0].Text(), "the system prompt renders inputs")
+	assert.Equal(t, []string{"model", "tool:query_order", "model"}, rec.kinds())
+	assert.Equal(t, map[string]any{"order_id": "A1"}, rec.steps[1].Args)
+	assert.Equal(t, "helper", rec.steps[1].Agent)
+	assert.NotNil(t, rec.steps[0].Tokens)
+}
+
+func TestTurnTellsTheModelAboutBadCalls(t *testing.T) {
+	model := fake.New(
+		fake.Times(1, fake.ToolCalls(fake.Call("query_ordr", map[string]any{"order_id": "A1"}))),
+		fake.Times(1, fake.ToolCalls(fake.Call("query_order", map[string]any{}))),
+		fake.Times(1, fake.ToolCalls(fake.Call("query_order", "{not json"))),
+		fake.Text("Which order?"),
+	)
+	r := newRunner(t, "run_basic.yaml", model, nil, func(d *Definition) { d.MaxSteps = 5 })
+	s := r.NewSession("", nil)
+	res, err := r.Turn(context.Background(), s, "help")
+	require.NoError(t, err)
+	assert.Equal(t, "Which order?", res.Answer)
+	got := toolResults(s)
+	require.Len(t, got, 3)
+	assert.Equal(t, `Error: there is no tool "query_ordr" (did you mean "query_order"?); the tools are: query_order, query_logistics`, got[0])
+	assert.Equal(t, "Error: missing parameter order_id", got[1])
+	assert.Contains(t, got[2], "Error: the arguments are not valid JSON")
+}
+
+func TestErrorPolicy(t *testing.T) {
+	tests := []struct {
+		name    string
+		onError OnError
+		status  Status
+	}{
+		{"fail", OnErrorFail, ""},
+		{"fallback", OnErrorFallback, StatusFallback},
+		{"notify human", OnErrorNotifyHuman, StatusHandedOver},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := fake.New(fake.Error("overloaded"))
+			r := newRunner(t, "run_basic.yaml", model, nil, func(d *Definition) {
+				d.ErrorPolicy = ErrorPolicy{MaxRetries: 2, OnError: tt.onError, FallbackMessage: "A colleague will take over."}
+			})
+			res, err := r.Turn(context.Background(), r.NewSession("", nil), "hi")
+			assert.Equal(t, 3, model.Calls(), "one call and two retries")
+			if tt.status == "" {
+				var stop *StopError
+				require.ErrorAs(t, err, &stop)
+				assert.Contains(t, stop.Reason, "the model failed 3 times")
+				var api *llm.APIError
+				assert.ErrorAs(t, err, &api)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, res.Status)
+			assert.Equal(t, "A colleague will take over.", res.Answer)
+			assert.Contains(t, res.Reason, "the model failed 3 times")
+		})
+	}
+}
+
+func TestEmptyReplyIsRetriedAtALowerTemperature(t *testing.T) {
+	model := fake.New(fake.Times(1, fake.Text("")), fake.Text("done")).WithRecording(true)
+	r := newRunner(t, "run_basic.yaml", model, nil, nil)
+	res, err := r.Turn(context.Background(), r.NewSession("", nil), "hi")
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Answer)
+	reqs := model.Requests()
+	require.Len(t, reqs, 2)
+	assert.InDelta(t, 0.8, *reqs[0].Temperature, 1e-9)
+	assert.InDelta(t, 0.4, *reqs[1].Temperature, 1e-9)
+	assert.Contains(t, reqs[1].Messages[len(reqs[1].Messages)-1].Text(), "Your previous reply could not be used (the model returned an empty reply)")
+}
+
+func TestTurnTimeoutAppliesThePolicy(t *testing.T) {
+	model := fake.New(fake.Reply{Text: "late", Delay: 10 * 1e9})
+	r := newRunner(t, "run_basic.yaml", model, nil, func(d *Definition) {
+		d.Timeout = 1e6 // 1ms: the fake model waits far longer
+		d.ErrorPolicy = ErrorPolicy{OnError: OnErrorFallback, FallbackMessage: "Sorry."}
+	})
+	res, err := r.Turn(context.Background(), r.NewSession("", nil), "hi")
+	require.NoError(t, err)
+	assert.Equal(t, StatusFallback, res.Status)
+	assert.Contains(t, res.Reason, "longer than its timeout of 1ms")
+}
+
+func TestRepeatDetection(t *testing.T) {
+	call := fake.ToolCalls(fake.Call("query_order", map[string]any{"order_id": "A1"}))
+	for _, on := range []bool{true, false} {
+		model := fake.New(fake.Times(3, call), fake.Text("done"))
+		r := newRunner(t, "run_basic.yaml", model, nil, func(d *Definition) { d.RepeatDetection = on })
+		res, err := r.Turn(context.Background(), r.NewSession("", nil), "hi")
+		if !on {
+			require.NoError(t, err)
+			assert.Equal(t, "done", res.Answer)
+			continue
+		}
+		var stop *StopError
+		require.ErrorAs(t, err, &stop)
+		assert.Equal(t, repeatReason("query_order"), stop.Reason)
+		assert.Equal(t, 2, model.Calls(), "the turn ends after the second identical call")
+	}
+}
+
+func TestStepLimit(t *testing.T) {
+	model := fake.New(fake.ToolCalls(fake.Call("query_logistics", map[string]any{"order_id": "A1"})))
+	r := newRunner(t, "run_basic.yaml", model, nil, func(d *Definition) { d.RepeatDetection = false; d.MaxSteps = 2 })
+	_, err := r.Turn(context.Background(), r.NewSession("", nil), "hi")
+	var stop *StopError
+	require.ErrorAs(t, err, &stop)
+	assert.Equal(t, "the agent used its 2 steps without answering", stop.Reason)
+}
+
+func TestLargeResultsAreTruncated(t *testing.T) {
+	model := fake.New(fake.Times(1, fake.ToolCalls(fake.Call("query_logistics", map[string]any{"order_id": "A1"}))), fake.Text("ok"))
+	r := newRunner(t, "run_basic.yaml", model, nil, nil)
+	s := r.NewSession("", nil)
+	_, err := r.Turn(context.Background(), s, "hi")
+	require.NoError(t, err)
+	got := toolResults(s)
+	require.Len(t, got, 1)
+	assert.Equal(t, strings.Repeat("x", 100)+"\n[... truncated: 400 more characters]", got[0])
+}
+
+func TestParallelCalls(t *testing.T) {
+	model := fake.New(fake.Times(1, fake.ToolCalls(
+		fake.Call("query_order", map[string]any{"order_id": "A1"}),
+		fake.Call("query_order", map[string]any{"order_id": "B2"}),
+	)), fake.Text("ok"))
+	r := newRunner(t, "run_basic.yaml", model, nil, nil)
+	s := r.NewSession("", nil)
+	_, err := r.Turn(context.Background(), s, "hi")
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"found":true,"order_id":"A1"}`, `{"found":false,"order_id":"B2"}`}, toolResults(s), "results in call order")
+	assert.Equal(t, 2, s.Calls["query_order"])
+}
+
+func TestStateMachine(t *testing.T) {
+	order := func(id string) fake.Reply {
+		return fake.Times(1, fake.ToolCalls(fake.Call("query_order", map[string]any{"order_id": id})))
+	}
+	model := fake.New(
+		fake.Times(1, fake.ToolCalls(fake.Call("create_refund_ticket", map[string]any{"order_id": "A1"}))),
+		order("B2"), // not found: no event
+		fake.Times(1, fake.ToolCalls(fake.Call(TransitionTool, map[string]any{"event": "refunded"}))),
+		order("A1"), // found: verified
+		fake.Text("Order A1 is verified. Shall I open a refund?"),
+	).WithRecording(true)
+	rec := &recorder{}
+	r := newRunner(t, "run_refund.yaml", model, rec, nil)
+	s := r.NewSession("", nil)
+	assert.Equal(t, "start", s.State)
+	res, err := r.Turn(context.Background(), s, "refund A1")
+	require.NoError(t, err)
+	assert.Equal(t, "verified", res.State)
+	assert.Equal(t, "verified", s.State)
+	got := toolResults(s)
+	require.Len(t, got, 4)
+	assert.Equal(t, `Error: tool "create_refund_ticket" is not available in state "start"`, got[0])
+	assert.Equal(t, `{"found":false,"order_id":"B2"}`, got[1])
+	assert.Equal(t, `Refused: event "refunded" is not allowed in state "start" (allowed: verified, give_up).`, got[2])
+	assert.Equal(t, `{"found":true,"order_id":"A1"}`+"\n"+`The conversation moved from state "start" to "verified" (event verified).`, got[3])
+	reqs := model.Requests()
+	names := func(req *llm.Request) []string {
+		var out []string
+		for _, s := range req.Tools {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"query_order", TransitionTool}, names(reqs[0]), "only the state's tools, and transition")
+	assert.Equal(t, []any{"verified", "give_up"}, reqs[0].Tools[1].Parameters["properties"].(map[string]any)["event"].(map[string]any)["enum"])
+	assert.Equal(t, []string{"query_order", "create_refund_ticket", TransitionTool}, names(reqs[4]), "all tools in a state without a list")
+	assert.Contains(t, reqs[4].Messages[0].Text(), "Current state: verified.")
+	assert.Contains(t, rec.kinds(), "transition:transition")
+
+	// A second turn: the transition tool reaches a final state, which ends
+	// the turn with the model's closing words.
+	model2 := fake.New(
+		fake.Times(1, fake.ToolCalls(fake.Call(TransitionTool, map[string]any{"event": "refunded"}))),
+		fake.Text("All done."),
+	).WithRecording(true)
+	r2 := newRunner(t, "run_refund.yaml", model2, nil, nil)
+	res, err = r2.Turn(context.Background(), s, "never mind the ticket, close it")
+	require.NoError(t, err)
+	assert.Equal(t, StatusFinal, res.Status)
+	assert.Equal(t, "done", res.State)
+	assert.Equal(t, "All done.", res.Answer)
+	assert.Equal(t, llm.ToolChoiceNone, model2.Requests()[1].ToolChoice)
+}
+
+func TestApprovals(t *testing.T) {
+	script := func() *fake.Model {
+		return fake.New(
+			fake.Match(`rejected`, fake.Text("Understood, no refund.")),
+			fake.Match(`ticket R-A1`, fake.Text("Refund ticket R-A1 is open.")),
+			fake.Match(`verified`, fake.ToolCalls(fake.Call("create_refund_ticket", map[string]any{"order_id": "A1"}))),
+			fake.ToolCalls(fake.Call("query_order", map[string]any{"order_id": "A1"})),
+		)
+	}
+	for _, approve := range []bool{true, false} {
+		r := newRunner(t, "run_refund.yaml", script(), nil, nil)
+		s := r.NewSession("sess", nil)
+		res, err := r.Turn(context.Background(), s, "refund A1")
+		require.NoError(t, err)
+		require.Equal(t, StatusPaused, res.Status)
+		require.NotNil(t, s.Pending)
+		assert.Equal(t, "create_refund_ticket", s.Pending.Call.Name)
+		assert.Equal(t, 0, s.Calls["create_refund_ticket"], "no call before the approval")
+		_, err = r.Turn(context.Background(), s, "again")
+		require.ErrorContains(t, err, "waits for an approval of create_refund_ticket")
+
+		// Resume in a "new process": the session goes through JSON and a
+		// new runner.
+		data, err := json.Marshal(s)
+		require.NoError(t, err)
+		var restored Session
+		require.NoError(t, json.Unmarshal(data, &restored))
+		r2 := newRunner(t, "run_refund.yaml", script(), nil, nil)
+		res, err = r2.Resume(context.Background(), &restored, Decision{Approve: approve, Reason: "not eligible"})
+		require.NoError(t, err)
+		if approve {
+			assert.Equal(t, "Refund ticket R-A1 is open.", res.Answer)
+			assert.Equal(t, StatusFinal, res.Status)
+			assert.Equal(t, "done", restored.State)
+			assert.Equal(t, 1, restored.Calls["create_refund_ticket"])
+		} else {
+			assert.Equal(t, "Understood, no refund.", res.Answer)
+			assert.Equal(t, "verified", restored.State)
+			results := toolResults(&restored)
+			assert.Equal(t, "A person rejected this call: not eligible", results[len(results)-1])
+		}
+		_, err = r2.Resume(context.Background(), &restored, Decision{Approve: true})
+		assert.ErrorContains(t, err, "has no call waiting for approval")
+	}
+}
+
+func TestMaxCalls(t *testing.T) {
+	model := fake.New(
+		fake.Times(2, fake.ToolCalls(fake.Call("query_logistics", map[string]any{"order_id": "A1"}))),
+		fake.Text("ok"),
+	)
+	r := newRunner(t, "run_basic.yaml", model, nil, func(d *Definition) {
+		d.RepeatDetection = false
+		d.Tools[1].MaxCalls = 1
+	})
+	r.tools["query_logistics"].ref.MaxCalls = 1
+	s := r.NewSession("", nil)
+	_, err := r.Turn(context.Background(), s, "hi")
+	require.NoError(t, err)
+	got := toolResults(s)
+	require.Len(t, got, 2)
+	assert.Equal(t, `Error: tool "query_logistics" may be called at most 1 times in a conversation`, got[1])
+}
+
+func TestToolTimeout(t *testing.T) {
+	slow := action.MustNewTool("query_order", "waits", func(ctx context.Context, in orderIn) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	tools, err := action.NewTools(slow)
+	require.NoError(t, err)
+	def, err := Parse([]byte("agent: {name: a, system_prompt: p, model: {model_name: m}, tools: [{name: query_order, timeout: 1ms}], max_steps: 3}"), "a.yaml", WithTools(tools))
+	require.NoError(t, err)
+	model := fake.New(fake.Times(1, fake.ToolCalls(fake.Call("query_order", map[string]any{"order_id": "A1"}))), fake.Text("ok"))
+	r, err := NewRunner(def, Config{Model: model, Tools: tools})
+	require.NoError(t, err)
+	s := r.NewSession("", nil)
+	_, err = r.Turn(context.Background(), s, "hi")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Error: the tool did not answer within 1ms"}, toolResults(s))
+}
+
+func TestNewRunnerErrors(t *testing.T) {
+	def, err := Parse([]byte("agent: {name: a, system_prompt: p, model: {model_name: m}, tools: [nope], max_steps: 3}"), "a.yaml")
+	require.NoError(t, err, "without a registry, names are not checked at load time")
+	_, err = NewRunner(def, Config{Model: fake.New()})
+	assert.EqualError(t, err, `agent "a": unknown tool "nope"`)
+	_, err = NewRunner(def, Config{})
+	assert.EqualError(t, err, `agent "a": no model (set Config.Model)`)
+	_, err = NewRunner(nil, Config{})
+	assert.True(t, err != nil && !errors.Is(err, context.Canceled))
+}
