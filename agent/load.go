@@ -207,3 +207,15 @@ func (l *loader) base(extends *value, file string, chain []string) *value {
 	}
 	return l.document(data, id, append(slices.Clone(chain), id))
 }
+
+// IsDocument reports whether data looks like an agent file rather than a
+// flow: a top-level agent: or overrides: key, or schema: troupe.agent/v1.
+func IsDocument(data []byte) bool {
+	var top map[string]any
+	if err := yaml.Unmarshal(data, &top); err != nil {
+		return false
+	}
+	_, hasAgent := top["agent"]
+	_, hasOverrides := top["overrides"]
+	return hasAgent || hasOverrides || top["schema"] == SchemaID
+}
