@@ -125,3 +125,11 @@ func TestAgentCommandErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestSchemaAgent(t *testing.T) {
+	code, out, errOut := runCLI(t, "schema", "--agent")
+	require.Equal(t, 0, code, errOut)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, "Troupe agent file (troupe.agent/v1)", doc["title"])
+}
