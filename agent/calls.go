@@ -194,6 +194,7 @@ func (t *turn) call(ctx context.Context, c llm.ToolCall, mu *sync.Mutex) outcome
 		defer cancel()
 	}
 	raw, _ := json.Marshal(args)
+	callCtx = context.WithValue(callCtx, inputsKey{}, t.s.Inputs)
 	start := time.Now()
 	res, err := b.tool.Call(callCtx, raw)
 	latency := time.Since(start).Milliseconds()

@@ -47,6 +47,9 @@ type Definition struct {
 	// Warnings are the warning diagnostics of loading.
 	Warnings Diagnostics
 
+	// handoffs are the loaded Handoffs, in order.
+	handoffs []*Definition
+
 	// pos locates paths (agent.tools[0].name, ...) in their source file.
 	pos map[string]place
 }

@@ -28,6 +28,8 @@ type Option func(*options)
 type options struct {
 	tools ToolRegistry
 	bases map[string][]byte
+	// chain lists the files of the hand-offs being loaded, to catch cycles.
+	chain []string
 }
 
 // WithTools checks the file's tool names against r. Without it, tool

@@ -83,6 +83,20 @@ func NewRunner(def *Definition, cfg Config) (*Runner, error) {
 		r.tools[ref.Name] = b
 		r.order = append(r.order, ref.Name)
 	}
+	for _, h := range def.handoffs {
+		sub, err := NewRunner(h, cfg)
+		if err != nil {
+			return nil, err
+		}
+		name := HandoffPrefix + handoffName(h.File)
+		b := &boundTool{tool: &handoffTool{name: name, runner: sub}, ref: ToolRef{Name: name}}
+		b.spec = b.tool.Spec()
+		if b.schema, err = schema.Compile(b.spec.Parameters); err != nil {
+			return nil, err
+		}
+		r.tools[name] = b
+		r.order = append(r.order, name)
+	}
 	if m := def.StateMachine; m != nil {
 		for _, e := range m.Events {
 			if e.Condition == "" {

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 
@@ -60,14 +58,13 @@ func validate(def *Definition, r *reporter, o *options) {
 		r.errorf(r.at("agent.system_prompt"), "agent.system_prompt", p.Code, "%s", p.Message)
 	}
 	if def.StateMachine != nil {
+		// States may list the hand-off tools too.
+		for _, h := range def.Handoffs {
+			names = append(names, HandoffPrefix+handoffName(h))
+		}
 		checkStateMachine(def.StateMachine, names, env, r)
 	}
-	for i, h := range def.Handoffs {
-		p := fmt.Sprintf("agent.handoffs[%d]", i)
-		if _, err := os.Stat(filepath.Join(filepath.Dir(def.File), h)); err != nil {
-			r.errorf(r.at(p), p, "handoff", "hand-off agent file %q not found", h)
-		}
-	}
+	checkHandoffs(def, r, o)
 }
 
 func (def *Definition) toolNames() []string {
