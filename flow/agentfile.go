@@ -1,0 +1,115 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/agent"
+	"github.com/troupe-dev/troupe/internal/confine"
+)
+
+// agentFile decodes the Troupe extension form of an agent action, whose
+// with block names an agent file (package agent) instead of declaring an
+// agent: {from_declaration: agents/x.yaml, input: "${state.message}"}.
+func (d *decoder) agentFile(path string, n *node, a *Action) {
+	f := d.fields(path, n, extraForbid, "from_declaration", "input")
+	a.FromDeclaration = d.str(join(path, "from_declaration"), f["from_declaration"])
+	a.With = map[string]any{}
+	if v := f["input"]; v != nil {
+		a.With["input"] = d.str(join(path, "input"), v)
+	}
+}
+
+// agentFileWith is the with block an agent-file action is written back as.
+func agentFileWith(a *Action) map[string]any {
+	w := map[string]any{"from_declaration": a.FromDeclaration}
+	if in, ok := a.With["input"]; ok {
+		w["input"] = in
+	}
+	return w
+}
+
+// engineTools shows the engine's tools to package agent.
+type engineTools struct{ e *Engine }
+
+func (t engineTools) Get(name string) (action.Tool, bool) { return t.e.tool(name) }
+
+func (t engineTools) Names() []string {
+	t.e.mu.RLock()
+	defer t.e.mu.RUnlock()
+	names := make([]string, 0, len(t.e.tools))
+	for n := range t.e.tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// compileAgentFile runs an agent file: each run of the method plays one
+// turn of a new session with the rendered input, and outputs the answer.
+// The file is read, confined to the flow's folder (and WithFileRoots), on
+// first use.
+func (e *Engine) compileAgentFile(def *Definition, a *Action) (execFn, error) {
+	with, err := e.compileWith(a.With)
+	if err != nil {
+		return nil, err
+	}
+	where := fmt.Sprintf("agent file %q", a.FromDeclaration)
+	load := sync.OnceValues(func() (*agent.Definition, error) {
+		base, err := fileBase(def)
+		if err != nil {
+			return nil, err
+		}
+		dirs, err := confine.New(base, e.fileRoots...)
+		if err != nil {
+			return nil, err
+		}
+		path, err := dirs.Resolve(a.FromDeclaration)
+		if err != nil {
+			return nil, fileRootsHint(err)
+		}
+		return agent.Load(path, agent.WithTools(engineTools{e}))
+	})
+	return func(ctx context.Context, r *run, sc *scope, _ any) (any, error) {
+		adef, err := load()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		in, err := r.render(ctx, with, sc)
+		if err != nil {
+			return nil, err
+		}
+		text, ok := in.(map[string]any)["input"].(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: input must render to a string", where)
+		}
+		m, err := e.model(ctx, &LLMConfig{Model: adef.Model.ModelName, MaxTokens: nonZero(adef.Model.MaxTokens)})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		runner, err := agent.NewRunner(adef, agent.Config{Model: m, Tools: engineTools{e}})
+		if err != nil {
+			return nil, err
+		}
+		res, err := runner.Turn(ctx, runner.NewSession("", nil), text)
+		if err != nil {
+			return nil, err
+		}
+		r.addUsage(res.Usage)
+		if res.Status == agent.StatusPaused {
+			return nil, errors.New(where + ": a tool call needs approval, which an agent run from a flow cannot ask for yet")
+		}
+		return res.Answer, nil
+	}, nil
+}
+
+func nonZero(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
