@@ -43,7 +43,7 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) *Result {
 	}
 	for i, c := range calls {
 		if t.closing || t.stop != nil {
-			t.s.Messages = append(t.s.Messages, llm.ToolResult(c.ID, c.Name, "Not run: the turn has ended."))
+			t.result(c, "Not run: the turn has ended.")
 			continue
 		}
 		if t.needsApproval(c) {
@@ -89,7 +89,17 @@ func (t *turn) answer(ctx context.Context, c llm.ToolCall, out outcome) {
 	} else {
 		t.prev, t.last = t.last, ""
 	}
-	t.s.Messages = append(t.s.Messages, llm.ToolResult(c.ID, c.Name, out.text))
+	t.result(c, out.text)
+}
+
+// result appends the result of call c to the conversation: a tool message
+// with native tool calls, an Observation for the ReAct text protocol.
+func (t *turn) result(c llm.ToolCall, text string) {
+	if t.native {
+		t.s.Messages = append(t.s.Messages, llm.ToolResult(c.ID, c.Name, text))
+		return
+	}
+	t.s.Messages = append(t.s.Messages, llm.User("Observation: "+text))
 }
 
 func canonical(v map[string]any) string {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
 	"github.com/troupe-dev/troupe/llm"
 )
@@ -97,7 +99,7 @@ func (r *Runner) Resume(ctx context.Context, s *Session, d Decision) (*Result, e
 				text += ": " + d.Reason
 			}
 			t.observe(Step{Kind: "approval", Tool: p.Call.Name, Result: "rejected", Error: d.Reason})
-			t.s.Messages = append(t.s.Messages, llm.ToolResult(p.Call.ID, p.Call.Name, text))
+			t.result(p.Call, text)
 			t.approved = ""
 			if res := t.runCalls(ctx, p.Rest); res != nil {
 				return res, nil
@@ -124,6 +126,9 @@ type turn struct {
 	// closing is set once a final state is reached: the model is asked for
 	// its closing words without tools.
 	closing bool
+	// native is false for models without native tool calls, which use the
+	// ReAct text protocol.
+	native bool
 	stop    *StopError
 }
 
@@ -131,7 +136,7 @@ func (r *Runner) newTurn(s *Session, steps int) *turn {
 	if s.Calls == nil {
 		s.Calls = map[string]int{}
 	}
-	return &turn{Runner: r, s: s, steps: steps}
+	return &turn{Runner: r, s: s, steps: steps, native: llm.SupportsToolCalls(r.model)}
 }
 
 func (t *turn) observe(st Step) {
@@ -189,16 +194,20 @@ func (t *turn) loop(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		calls := resp.ToolCalls()
+		calls, final := t.calls(resp)
 		if t.closing || len(calls) == 0 {
-			text := resp.Text()
+			text := final
 			t.s.Messages = append(t.s.Messages, llm.Assistant(text))
 			if t.closing {
 				return &Result{Answer: text, Status: StatusFinal}, nil
 			}
 			return &Result{Answer: text, Status: StatusAnswered}, nil
 		}
-		t.s.Messages = append(t.s.Messages, resp.Message)
+		if t.native {
+			t.s.Messages = append(t.s.Messages, resp.Message)
+		} else {
+			t.s.Messages = append(t.s.Messages, llm.Assistant(resp.Text()))
+		}
 		if res := t.runCalls(ctx, calls); res != nil {
 			return res, nil
 		}
@@ -224,10 +233,9 @@ func (t *turn) generate(ctx context.Context) (*llm.Response, error) {
 			t.usage.Add(resp.Usage)
 			u := resp.Usage
 			t.observe(Step{Kind: "model", LatencyMS: time.Since(start).Milliseconds(), Tokens: &u})
-			if resp.Text() != "" || len(resp.ToolCalls()) > 0 {
+			if err = t.usable(resp); err == nil {
 				return resp, nil
 			}
-			err = errors.New("the model returned an empty reply")
 		}
 		if err == nil {
 			err = errors.New("the model returned no response")
@@ -247,6 +255,32 @@ func (t *turn) generate(ctx context.Context) (*llm.Response, error) {
 		}
 		t.observe(Step{Kind: "retry", Error: err.Error()})
 	}
+}
+
+// calls returns the tool calls of a reply, or its final text: native tool
+// calls, or one call in ReAct text.
+func (t *turn) calls(resp *llm.Response) ([]llm.ToolCall, string) {
+	if t.native {
+		return resp.ToolCalls(), resp.Text()
+	}
+	step := action.ParseReAct(resp.Text())
+	if step.IsFinal || t.closing {
+		return nil, step.Final
+	}
+	return []llm.ToolCall{{ID: fmt.Sprintf("react_%d", t.steps), Name: step.Tool, Arguments: step.Args}}, ""
+}
+
+// usable says why a reply cannot be used: empty, or (ReAct) naming an
+// action without its input.
+func (t *turn) usable(resp *llm.Response) error {
+	text := resp.Text()
+	if strings.TrimSpace(text) == "" && len(resp.ToolCalls()) == 0 {
+		return errors.New("the model returned an empty reply")
+	}
+	if !t.native && !strings.Contains(text, "Final Answer:") && strings.Contains(text, "Action:") && !strings.Contains(text, "Action Input:") {
+		return errors.New("the reply names an Action without an Action Input; write both, or a Final Answer")
+	}
+	return nil
 }
 
 // lower halves a temperature; unset becomes 0.
@@ -269,14 +303,27 @@ func (t *turn) request(ctx context.Context, temp *float64) (*llm.Request, error)
 	if t.s.State != "" {
 		text += fmt.Sprintf("\n\nCurrent state: %s.", t.s.State)
 	}
+	tools := t.offered()
+	if !t.native && len(tools) > 0 {
+		if t.closing {
+			text += "\n\nDo not use any tool now: reply with your Final Answer."
+		} else {
+			text += action.ReActInstructions(tools)
+		}
+	}
 	req := &llm.Request{
 		Messages:    append([]llm.Message{llm.System(text)}, t.s.Messages...),
 		Temperature: temp,
 		MaxTokens:   t.def.Model.MaxTokens,
-		Tools:       t.offered(),
 	}
-	if t.closing && len(req.Tools) > 0 {
-		req.ToolChoice = llm.ToolChoiceNone
+	switch {
+	case t.native:
+		req.Tools = tools
+		if t.closing && len(tools) > 0 {
+			req.ToolChoice = llm.ToolChoiceNone
+		}
+	case len(tools) > 0:
+		req.Stop = []string{action.ReActStop}
 	}
 	return req, nil
 }
