@@ -129,7 +129,7 @@ type turn struct {
 	// native is false for models without native tool calls, which use the
 	// ReAct text protocol.
 	native bool
-	stop    *StopError
+	stop   *StopError
 }
 
 func (r *Runner) newTurn(s *Session, steps int) *turn {
