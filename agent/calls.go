@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
 	"github.com/troupe-dev/troupe/internal/diag"
 	"github.com/troupe-dev/troupe/llm"
@@ -33,7 +34,7 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) *Result {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for i, c := range calls {
-			wg.Go(func() { outs[i] = t.call(ctx, c, &mu) })
+			wg.Go(func() { outs[i] = t.call(ctx, c, i+1, &mu) })
 		}
 		wg.Wait()
 		for i, c := range calls {
@@ -55,7 +56,7 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) *Result {
 		if c.Name == TransitionTool && t.def.StateMachine != nil {
 			out = outcome{text: t.transition(c)}
 		} else {
-			out = t.call(ctx, c, nil)
+			out = t.call(ctx, c, i+1, nil)
 		}
 		t.answer(ctx, c, out)
 	}
@@ -171,9 +172,9 @@ func (t *turn) check(c llm.ToolCall) (*boundTool, map[string]any, string) {
 	return b, args, ""
 }
 
-// call runs one tool call, or explains to the model why it did not run.
-// mu guards the session's counters when calls run concurrently.
-func (t *turn) call(ctx context.Context, c llm.ToolCall, mu *sync.Mutex) outcome {
+// call runs one tool call (the pos-th of its model reply), or explains to
+// the model why it did not run. mu guards the session's counters when calls run concurrently.
+func (t *turn) call(ctx context.Context, c llm.ToolCall, pos int, mu *sync.Mutex) outcome {
 	fail := func(format string, args ...any) outcome {
 		msg := "Error: " + fmt.Sprintf(format, args...)
 		t.observe(Step{Kind: "tool", Tool: c.Name, Args: argsOf(c.Arguments), Error: msg})
@@ -206,7 +207,8 @@ func (t *turn) call(ctx context.Context, c llm.ToolCall, mu *sync.Mutex) outcome
 	raw, _ := json.Marshal(args)
 	callCtx = context.WithValue(callCtx, inputsKey{}, t.s.Inputs)
 	start := time.Now()
-	res, err := b.tool.Call(callCtx, raw)
+	res, err := t.intercepted(callCtx, action.Call{Kind: action.CallTool, Agent: t.def.Name, Name: c.Name, Turn: t.steps, Position: pos, ToolCall: &c},
+		func(ctx context.Context) (any, error) { return b.tool.Call(ctx, raw) })
 	latency := time.Since(start).Milliseconds()
 	if err != nil {
 		msg := fmt.Sprintf("Error: the tool failed: %v", err)

@@ -19,18 +19,22 @@ type Config struct {
 	Tools ToolRegistry
 	// Observer, when set, receives each step of each turn.
 	Observer func(Step)
+	// Intercept, when set, wraps every model and tool call (see
+	// action.Interceptor): to record, replay or retry them.
+	Intercept action.Interceptor
 }
 
 // A Runner plays turns of one agent. It is safe for concurrent use by
 // turns of different sessions.
 type Runner struct {
-	def    *Definition
-	model  llm.LLM
-	tools  map[string]*boundTool
-	order  []string
-	prompt *cel.Template
-	events map[string]*cel.Program
-	obs    func(Step)
+	def       *Definition
+	model     llm.LLM
+	tools     map[string]*boundTool
+	order     []string
+	prompt    *cel.Template
+	events    map[string]*cel.Program
+	obs       func(Step)
+	intercept action.Interceptor
 }
 
 // boundTool is a registry tool with the agent's settings for it.
@@ -51,11 +55,17 @@ func NewRunner(def *Definition, cfg Config) (*Runner, error) {
 	if cfg.Model == nil {
 		return nil, fmt.Errorf("agent %q: no model (set Config.Model)", def.Name)
 	}
+	if def.MaxSteps < 1 {
+		return nil, fmt.Errorf("agent %q: max_steps must be at least 1, got %d", def.Name, def.MaxSteps)
+	}
+	if m := def.StateMachine; m != nil && m.state(m.Initial) == nil {
+		return nil, fmt.Errorf("agent %q: the state machine's initial state %q is not one of its states", def.Name, m.Initial)
+	}
 	env, err := celEnv()
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{def: def, model: cfg.Model, tools: map[string]*boundTool{}, events: map[string]*cel.Program{}, obs: cfg.Observer}
+	r := &Runner{def: def, model: cfg.Model, tools: map[string]*boundTool{}, events: map[string]*cel.Program{}, obs: cfg.Observer, intercept: cfg.Intercept}
 	if r.prompt, err = env.CompileTemplate(def.SystemPrompt); err != nil {
 		return nil, fmt.Errorf("agent %q: system_prompt: %w", def.Name, err)
 	}

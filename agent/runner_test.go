@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -395,4 +396,31 @@ func TestNewRunnerErrors(t *testing.T) {
 	assert.EqualError(t, err, `agent "a": no model (set Config.Model)`)
 	_, err = NewRunner(nil, Config{})
 	assert.True(t, err != nil && !errors.Is(err, context.Canceled))
+}
+
+func TestInterceptorSeesEveryCall(t *testing.T) {
+	model := fake.New(
+		fake.Times(1, fake.ToolCalls(fake.Call("query_order", map[string]any{"order_id": "A1"}))),
+		fake.Text("ok"),
+	)
+	tools := shopTools(t, "")
+	def, err := Load(filepath.Join("testdata", "run_basic.yaml"), WithTools(tools))
+	require.NoError(t, err)
+	var seen []string
+	var mu sync.Mutex
+	r, err := NewRunner(def, Config{Model: model, Tools: tools, Intercept: func(ctx context.Context, c action.Call, next func(context.Context) (any, error)) (any, error) {
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("%s %s turn %d pos %d", c.Kind, c.Name, c.Turn, c.Position))
+		mu.Unlock()
+		if c.Kind == action.CallTool {
+			return map[string]any{"recorded": true}, nil // replay without calling the tool
+		}
+		return next(ctx)
+	}})
+	require.NoError(t, err)
+	s := r.NewSession("", nil)
+	_, err = r.Turn(context.Background(), s, "hi")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"llm fake/model turn 1 pos 0", "tool query_order turn 1 pos 1", "llm fake/model turn 2 pos 0"}, seen)
+	assert.Equal(t, []string{`{"recorded":true}`}, toolResults(s))
 }

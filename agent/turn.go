@@ -228,7 +228,7 @@ func (t *turn) generate(ctx context.Context) (*llm.Response, error) {
 			return nil, err
 		}
 		start := time.Now()
-		resp, err := t.model.Generate(ctx, req)
+		resp, err := t.generateOnce(ctx, req)
 		if err == nil && resp != nil {
 			t.usage.Add(resp.Usage)
 			u := resp.Usage
@@ -255,6 +255,28 @@ func (t *turn) generate(ctx context.Context) (*llm.Response, error) {
 		}
 		t.observe(Step{Kind: "retry", Error: err.Error()})
 	}
+}
+
+// generateOnce makes one model call, through the interceptor if any.
+func (t *turn) generateOnce(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	out, err := t.intercepted(ctx, action.Call{Kind: action.CallModel, Agent: t.def.Name, Name: t.def.Model.ModelName, Turn: t.steps, Request: req},
+		func(ctx context.Context) (any, error) { return t.model.Generate(ctx, req) })
+	if err != nil {
+		return nil, err
+	}
+	resp, ok := out.(*llm.Response)
+	if !ok {
+		return nil, fmt.Errorf("agent %q: an interceptor returned %T for a model call; want *llm.Response", t.def.Name, out)
+	}
+	return resp, nil
+}
+
+// intercepted runs next through the runner's interceptor, if any.
+func (t *turn) intercepted(ctx context.Context, c action.Call, next func(context.Context) (any, error)) (any, error) {
+	if t.intercept == nil {
+		return next(ctx)
+	}
+	return t.intercept(ctx, c, next)
 }
 
 // calls returns the tool calls of a reply, or its final text: native tool

@@ -91,7 +91,10 @@ func (e *Engine) compileAgentFile(def *Definition, a *Action) (execFn, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		runner, err := agent.NewRunner(adef, agent.Config{Model: m, Tools: engineTools{e}})
+		// Model and tool calls pass through the engine's interceptors, as
+		// those of the flow's own agents do.
+		cfg := agent.Config{Model: m, Tools: engineTools{e}, Intercept: r.agentOptions(ctx, sc.method).Intercept}
+		runner, err := agent.NewRunner(adef, cfg)
 		if err != nil {
 			return nil, err
 		}
