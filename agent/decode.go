@@ -18,7 +18,7 @@ import (
 var (
 	agentKeys        = []string{"name", "description", "system_prompt", "model", "tools", "max_steps", "timeout", "tool_timeout", "error_policy", "repeat_detection", "max_result_chars", "state_machine", "handoffs"}
 	modelKeys        = []string{"model_name", "api_type", "temperature", "max_tokens"}
-	toolKeys         = []string{"name", "approval", "timeout", "max_calls"}
+	toolKeys         = []string{"name", "approval", "timeout", "max_calls", "parameters"}
 	errorPolicyKeys  = []string{"max_retries", "on_error", "fallback_message"}
 	stateMachineKeys = []string{"initial", "states", "events"}
 	stateKeys        = []string{"tools", "on", "final"}
@@ -283,6 +283,11 @@ func (d *decoder) tools(v *value, path string, def *Definition) {
 					t.Approval = d.oneOf(val, kp, ApprovalRequired, ApprovalNone)
 				case "timeout":
 					t.Timeout = d.duration(val, kp)
+				case "parameters":
+					t.Parameters = d.strings(val, kp)
+					if t.Parameters == nil {
+						t.Parameters = []string{}
+					}
 				case "max_calls":
 					t.MaxCalls = d.integer(val, kp)
 					if val.tag == "!!int" && t.MaxCalls < 1 {

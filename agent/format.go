@@ -85,6 +85,9 @@ type ToolRef struct {
 	Timeout time.Duration
 	// MaxCalls bounds the calls in one session; 0: no bound.
 	MaxCalls int
+	// Parameters, when set, are the argument names the file expects the
+	// tool to take; validation checks them against the registered tool.
+	Parameters []string
 }
 
 // OnError says what a turn does when the model keeps failing or the turn

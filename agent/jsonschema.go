@@ -14,10 +14,11 @@ func JSONSchema() ([]byte, error) {
 			map[string]any{
 				"type": "object", "additionalProperties": false, "required": []any{"name"},
 				"properties": map[string]any{
-					"name":      str("the tool's name in the registry"),
-					"approval":  map[string]any{"enum": []any{ApprovalRequired, ApprovalNone}},
-					"timeout":   duration,
-					"max_calls": map[string]any{"type": "integer", "minimum": 1},
+					"name":       str("the tool's name in the registry"),
+					"approval":   map[string]any{"enum": []any{ApprovalRequired, ApprovalNone}},
+					"timeout":    duration,
+					"max_calls":  map[string]any{"type": "integer", "minimum": 1},
+					"parameters": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "the argument names the tool takes, checked against the registered tool"},
 				},
 			},
 		},

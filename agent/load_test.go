@@ -93,6 +93,10 @@ func TestCheckReportsEveryProblem(t *testing.T) {
 		{"syntax.yaml", []string{
 			`syntax.yaml:3:1 error syntax : line 3: mapping values are not allowed in this context`,
 		}},
+		{"parameters.yaml", []string{
+			`parameters.yaml:7:7 error tool_parameters agent.tools[1].parameters: tool "query_logistics" takes no parameter "orderid" (it takes: order_id) (did you mean "order_id"?)`,
+			`parameters.yaml:7:7 error tool_parameters agent.tools[1].parameters: tool "query_logistics" requires parameter "order_id", which the file does not declare`,
+		}},
 		{"nope.yaml", []string{
 			`nope.yaml:0:0 error read : open testdata/nope.yaml: no such file or directory`,
 		}},

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/troupe-dev/troupe/cel"
@@ -44,7 +45,8 @@ func validate(def *Definition, r *reporter, o *options) {
 	names := def.toolNames()
 	if o.tools != nil {
 		for i, t := range def.Tools {
-			if _, ok := o.tools.Get(t.Name); ok {
+			if tool, ok := o.tools.Get(t.Name); ok {
+				checkParameters(t, tool.Spec().Parameters, fmt.Sprintf("agent.tools[%d].parameters", i), r.pos[toolPath(i)], r)
 				continue
 			}
 			msg := fmt.Sprintf("unknown tool %q", t.Name)
@@ -160,5 +162,36 @@ func checkStateMachine(m *StateMachine, tools []string, env *cel.Env, r *reporte
 	}
 	if !final {
 		r.errorf(r.at(path), path, "no_final_state", "no final state can be reached from the initial state %q (mark one with final: true)", m.Initial)
+	}
+}
+
+// checkParameters compares the parameters a file declares for a tool with
+// those of the registered tool: each declared one must exist, and each one
+// the tool requires must be declared.
+func checkParameters(t ToolRef, doc map[string]any, path string, at place, r *reporter) {
+	if t.Parameters == nil {
+		return
+	}
+	props, _ := doc["properties"].(map[string]any)
+	known := make([]string, 0, len(props))
+	for k := range props {
+		known = append(known, k)
+	}
+	slices.Sort(known)
+	for _, p := range t.Parameters {
+		if _, ok := props[p]; ok {
+			continue
+		}
+		msg := fmt.Sprintf("tool %q takes no parameter %q (it takes: %s)", t.Name, p, strings.Join(known, ", "))
+		if s := diag.Closest(p, known); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		r.errorf(at, path, "tool_parameters", "%s", msg)
+	}
+	required, _ := doc["required"].([]any)
+	for _, q := range required {
+		if name, ok := q.(string); ok && !slices.Contains(t.Parameters, name) {
+			r.errorf(at, path, "tool_parameters", "tool %q requires parameter %q, which the file does not declare", t.Name, name)
+		}
 	}
 }
