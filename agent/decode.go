@@ -337,4 +337,3 @@ func (d *decoder) errorPolicy(v *value, path string, e *ErrorPolicy) {
 		d.errorf(v.at, join(path, "on_error"), "missing", "on_error: fallback needs a fallback_message")
 	}
 }
-
