@@ -17,6 +17,9 @@ func (d *decoder) stateMachine(v *value, path string) *StateMachine {
 				d.errorf(val.at, p, "not_mapping", "want a mapping of state names to states, got %s", val.describe())
 				return
 			}
+			if len(val.keys) == 0 {
+				d.errorf(val.at, p, "missing", "a state machine needs at least one state")
+			}
 			for i, k := range val.keys {
 				sp := join(p, k.text)
 				d.pos[sp] = k.at

@@ -97,6 +97,28 @@ func TestCheckReportsEveryProblem(t *testing.T) {
 			`parameters.yaml:7:7 error tool_parameters agent.tools[1].parameters: tool "query_logistics" takes no parameter "orderid" (it takes: order_id) (did you mean "order_id"?)`,
 			`parameters.yaml:7:7 error tool_parameters agent.tools[1].parameters: tool "query_logistics" requires parameter "order_id", which the file does not declare`,
 		}},
+		{"ranges.yaml", []string{
+			`ranges.yaml:4:38 error greater_than_equal agent.model.max_tokens: max_tokens must be at least 1, got 0`,
+			`ranges.yaml:6:38 error greater_than_equal agent.tools[0].max_calls: max_calls must be at least 1, got 0`,
+			`ranges.yaml:7:7 error missing agent.tools[1]: missing required key "name"`,
+			`ranges.yaml:9:12 error duration agent.timeout: "0s" is not a positive duration (write it like 10s, 2m or 1m30s)`,
+			`ranges.yaml:10:17 error duration agent.tool_timeout: "-1s" is not a positive duration`,
+			`ranges.yaml:11:21 error greater_than_equal agent.max_result_chars: max_result_chars must be at least 100, got 50`,
+			`ranges.yaml:12:31 error greater_than_equal agent.error_policy.max_retries: max_retries must be at least 0, got -1`,
+			`ranges.yaml:12:45 error literal_error agent.error_policy.on_error: "notify_humans" is not one of fail, fallback, notify_human (did you mean "notify_human"?)`,
+			`ranges.yaml:13:13 error list_type agent.handoffs: want a list, got a string`,
+			`ranges.yaml:15:5 error missing agent.state_machine: missing required key "initial"`,
+			`ranges.yaml:15:13 error not_mapping agent.state_machine.states: want a mapping of state names to states, got a list`,
+			`ranges.yaml:16:13 error not_mapping agent.state_machine.events: want a mapping of event names to CEL conditions, got a list`,
+		}},
+		{"states.yaml", []string{
+			`states.yaml:7:5 error no_final_state agent.state_machine: no final state can be reached from the initial state "a"`,
+			`states.yaml:10:13 error not_mapping agent.state_machine.states.a.on: want a mapping of events to target states, got a list`,
+			`states.yaml:11:16 error bool_type agent.state_machine.states.a.final: want true or false, got a string`,
+			`states.yaml:12:9 error unknown_key agent.state_machine.states.a.tool: unknown key "tool" (did you mean "tools"?)`,
+			`states.yaml:13:17 error string_type agent.state_machine.events.e: want a string, got an integer`,
+			`states.yaml:13:17 warning unused_event agent.state_machine.events.e: event "e" is not used by any state's on:`,
+		}},
 		{"nope.yaml", []string{
 			`nope.yaml:0:0 error read : open testdata/nope.yaml: no such file or directory`,
 		}},
@@ -204,4 +226,10 @@ func FuzzCheck(f *testing.F) {
 			require.NotEmpty(t, d.Message)
 		}
 	})
+}
+
+func TestEmptyStates(t *testing.T) {
+	_, ds := Check([]byte("agent: {name: a, system_prompt: p, model: {model_name: m}, max_steps: 1, state_machine: {initial: a, states: {}}}"), "s.yaml")
+	require.Len(t, ds, 1)
+	assert.Equal(t, "s.yaml:1:110 error missing agent.state_machine.states: a state machine needs at least one state", render(ds[0]))
 }

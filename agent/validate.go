@@ -95,8 +95,7 @@ func checkStateMachine(m *StateMachine, tools []string, env *cel.Env, r *reporte
 		r.errorf(r.at(p), p, "unknown_"+what, "%s", msg)
 	}
 	if len(m.States) == 0 {
-		r.errorf(r.at(path+".states"), path+".states", "missing", "a state machine needs at least one state")
-		return
+		return // reported by the decoder
 	}
 	if m.Initial != "" && m.state(m.Initial) == nil {
 		unknown(path+".initial", "state", m.Initial, states)
