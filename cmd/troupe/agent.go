@@ -212,13 +212,7 @@ func withAgent(cmd *cobra.Command, path string, f agentFlags, play func(context.
 // report saves the session and prints a turn's result; a paused turn asks
 // for approval on a terminal and otherwise exits with 3.
 func (a *agentSession) report(ctx context.Context, cmd *cobra.Command, res *agent.Result, err error) error {
-	for err == nil && res.Status == agent.StatusPaused && a.lines != nil {
-		var d agent.Decision
-		if d, err = a.ask(cmd.ErrOrStderr(), a.sess.Pending); err != nil {
-			break
-		}
-		res, err = a.runner.Resume(ctx, a.sess, d)
-	}
+	res, err = a.approve(ctx, cmd.ErrOrStderr(), res, err)
 	if serr := agent.SaveSession(ctx, a.st, a.sess); serr != nil {
 		return errors.Join(err, serr)
 	}
@@ -249,18 +243,25 @@ func (a *agentSession) report(ctx context.Context, cmd *cobra.Command, res *agen
 	return nil
 }
 
-// ask asks the person at the terminal to approve a call.
-func (a *agentSession) ask(w io.Writer, p *agent.Pending) (agent.Decision, error) {
-	fmt.Fprintf(w, "Approve %s %s? [y/N] ", p.Call.Name, string(p.Call.Arguments))
-	if !a.lines.Scan() {
-		a.lines = nil
-		return agent.Decision{}, errors.New("no answer to the approval question")
+// approve asks the person at the terminal, if any, about each call a turn
+// pauses on, and resumes the turn with the answer. End of input leaves the
+// turn paused.
+func (a *agentSession) approve(ctx context.Context, w io.Writer, res *agent.Result, err error) (*agent.Result, error) {
+	for err == nil && res.Status == agent.StatusPaused && a.lines != nil {
+		p := a.sess.Pending
+		fmt.Fprintf(w, "Approve %s %s? [y/N] ", p.Call.Name, string(p.Call.Arguments))
+		if !a.lines.Scan() {
+			fmt.Fprintln(w)
+			a.lines = nil
+			break
+		}
+		d := agent.Decision{Reason: "the person said no"}
+		if ans := strings.ToLower(strings.TrimSpace(a.lines.Text())); ans == "y" || ans == "yes" {
+			d = agent.Decision{Approve: true}
+		}
+		res, err = a.runner.Resume(ctx, a.sess, d)
 	}
-	ans := strings.ToLower(strings.TrimSpace(a.lines.Text()))
-	if ans == "y" || ans == "yes" {
-		return agent.Decision{Approve: true}, nil
-	}
-	return agent.Decision{Reason: "the person said no"}, nil
+	return res, err
 }
 
 func (a *agentSession) reportPause(w io.Writer) {
@@ -302,17 +303,16 @@ func (a *agentSession) chat(ctx context.Context, cmd *cobra.Command) error {
 			continue
 		}
 		res, err := a.runner.Turn(ctx, a.sess, text)
-		for err == nil && res.Status == agent.StatusPaused {
-			var d agent.Decision
-			if d, err = a.ask(errw, a.sess.Pending); err == nil {
-				res, err = a.runner.Resume(ctx, a.sess, d)
-			}
-		}
+		res, err = a.approve(ctx, errw, res, err)
 		if serr := agent.SaveSession(ctx, a.st, a.sess); serr != nil {
-			return serr
+			return errors.Join(err, serr)
 		}
 		if err != nil {
 			return err
+		}
+		if res.Status == agent.StatusPaused {
+			a.reportPause(errw)
+			return exitError{exitPaused}
 		}
 		fmt.Fprintln(out, res.Answer)
 	}

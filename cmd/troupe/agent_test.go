@@ -133,3 +133,26 @@ func TestSchemaAgent(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	assert.Equal(t, "Troupe agent file (troupe.agent/v1)", doc["title"])
 }
+
+func TestAgentChatApprovals(t *testing.T) {
+	tests := []struct {
+		name, input string
+		code        int
+		out, errOut string
+	}{
+		{"approved", "It is A-1001\ny\n", 0, "Your refund ticket RF-7 is open; 89.90 will be back on your card within five days.\n", "Approve create_refund_ticket"},
+		{"rejected", "It is A-1001\nno\n", 0, "I could not open the refund this time; a colleague will get back to you about it.\n", "Approve create_refund_ticket"},
+		{"end of input", "It is A-1001\n", exitPaused, "", "troupe agent resume agent.yaml --session c1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			common := afterSales(t)
+			var out, errOut strings.Builder
+			code := run(append([]string{"agent", "chat", "agent.yaml", "--session", "c1", "--inputs", `{"shop": "T"}`}, common...),
+				strings.NewReader(tt.input), &out, &errOut)
+			assert.Equal(t, tt.code, code, errOut.String())
+			assert.Equal(t, tt.out, out.String())
+			assert.Contains(t, errOut.String(), tt.errOut)
+		})
+	}
+}
