@@ -205,7 +205,7 @@ func (t *turn) call(ctx context.Context, c llm.ToolCall, pos int, mu *sync.Mutex
 		defer cancel()
 	}
 	raw, _ := json.Marshal(args)
-	callCtx = context.WithValue(callCtx, inputsKey{}, t.s.Inputs)
+	callCtx = context.WithValue(callCtx, callerKey{}, caller{inputs: t.s.Inputs, usage: t.addUsage})
 	start := time.Now()
 	res, err := t.intercepted(callCtx, action.Call{Kind: action.CallTool, Agent: t.def.Name, Name: c.Name, Turn: t.steps, Position: pos, ToolCall: &c},
 		func(ctx context.Context) (any, error) { return b.tool.Call(ctx, raw) })

@@ -82,11 +82,14 @@ func (h *handoffTool) Call(ctx context.Context, args json.RawMessage) (any, erro
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, err
 	}
-	inputs, _ := ctx.Value(inputsKey{}).(map[string]any)
-	s := h.runner.NewSession("", inputs)
+	from, _ := ctx.Value(callerKey{}).(caller)
+	s := h.runner.NewSession("", from.inputs)
 	res, err := h.runner.Turn(ctx, s, in.Task)
 	if err != nil {
 		return nil, err
+	}
+	if from.usage != nil {
+		from.usage(res.Usage)
 	}
 	if res.Status == StatusPaused {
 		return nil, errors.New("the agent needs a person's approval, which hand-offs cannot ask for")
@@ -94,7 +97,15 @@ func (h *handoffTool) Call(ctx context.Context, args json.RawMessage) (any, erro
 	return res.Answer, nil
 }
 
-// inputsKey keys the inputs of the calling session in a hand-off's context.
-type inputsKey struct{}
+// callerKey keys, in the context of a tool call, what a hand-off needs of
+// the calling turn.
+type callerKey struct{}
+
+// caller is the calling session's inputs, and where to count what a
+// hand-off spends.
+type caller struct {
+	inputs map[string]any
+	usage  func(llm.Usage)
+}
 
 var _ action.Tool = (*handoffTool)(nil)

@@ -62,6 +62,7 @@ func TestHandoffRunsTheOtherAgent(t *testing.T) {
 	res, err := r.Turn(context.Background(), s, "I want a refund for A1")
 	require.NoError(t, err)
 	assert.Equal(t, "Done: your refund R-A1 is open.", res.Answer)
+	assert.Equal(t, int64(4), res.Usage.Requests, "the hand-off's two model calls count")
 	assert.Equal(t, []string{"Refund ticket R-A1 opened."}, toolResults(s))
 	first := model.Requests()[0]
 	require.Len(t, first.Tools, 2)

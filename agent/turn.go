@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/troupe-dev/troupe/action"
@@ -118,7 +119,10 @@ type turn struct {
 	*Runner
 	s     *Session
 	steps int
-	usage llm.Usage
+	// usage is what the turn spent, hand-offs included; usageMu guards it
+	// against hand-offs running concurrently.
+	usageMu sync.Mutex
+	usage   llm.Usage
 	// approved is the id of the call a person approved, run without asking.
 	approved string
 	// last is the latest tool call, to catch repeats.
@@ -145,6 +149,12 @@ func (t *turn) observe(st Step) {
 		st.Step = t.steps
 	}
 	t.Runner.observe(st)
+}
+
+func (t *turn) addUsage(u llm.Usage) {
+	t.usageMu.Lock()
+	defer t.usageMu.Unlock()
+	t.usage.Add(u)
 }
 
 // finish runs play under the turn's timeout and applies the error policy
@@ -230,7 +240,7 @@ func (t *turn) generate(ctx context.Context) (*llm.Response, error) {
 		start := time.Now()
 		resp, err := t.generateOnce(ctx, req)
 		if err == nil && resp != nil {
-			t.usage.Add(resp.Usage)
+			t.addUsage(resp.Usage)
 			u := resp.Usage
 			t.observe(Step{Kind: "model", LatencyMS: time.Since(start).Milliseconds(), Tokens: &u})
 			if err = t.usable(resp); err == nil {
