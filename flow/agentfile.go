@@ -19,7 +19,7 @@ func (d *decoder) agentFile(path string, n *node, a *Action) {
 	f := d.fields(path, n, extraForbid, "from_declaration", "input")
 	a.FromDeclaration = d.str(join(path, "from_declaration"), f["from_declaration"])
 	a.With = map[string]any{}
-	if v := f["input"]; v != nil {
+	if v, ok := d.required(path, f, "input"); ok {
 		a.With["input"] = d.str(join(path, "input"), v)
 	}
 }

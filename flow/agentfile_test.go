@@ -54,4 +54,5 @@ methods:
 	_, ds := flow.Check([]byte(src), "bad.yaml")
 	require.True(t, ds.HasErrors())
 	assert.Contains(t, ds.Error(), "methods.answer.do.with.inputs")
+	assert.Contains(t, ds.Error(), `methods.answer.do.with.input: Field required [type=missing]: add "input"`)
 }
