@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -159,4 +160,34 @@ func (r *Runner) observe(s Step) {
 	if r.obs != nil {
 		r.obs(s)
 	}
+}
+
+// ActionEvent is the step as an action.Event, for hosts that report agent
+// runs as action's loop does (flows do): a model step is an LLM call event,
+// a tool or transition step a tool event. It returns false for steps with
+// no such event (retries, approvals).
+func (s Step) ActionEvent() (action.Event, bool) {
+	ev := action.Event{Agent: s.Agent, Tool: s.Tool, Result: s.Result, Duration: time.Duration(s.LatencyMS) * time.Millisecond}
+	if s.Args != nil {
+		ev.Arguments, _ = json.Marshal(s.Args)
+	}
+	if s.Tokens != nil {
+		ev.Usage = *s.Tokens
+	}
+	if s.Error != "" {
+		ev.Err = errors.New(s.Error)
+	}
+	switch {
+	case s.Kind == "model" && s.Error == "":
+		ev.Kind = action.EventLLMCompleted
+	case s.Kind == "model":
+		ev.Kind = action.EventLLMFailed
+	case (s.Kind == "tool" || s.Kind == "transition") && s.Error == "":
+		ev.Kind = action.EventToolFinished
+	case s.Kind == "tool" || s.Kind == "transition":
+		ev.Kind = action.EventToolError
+	default:
+		return action.Event{}, false
+	}
+	return ev, true
 }

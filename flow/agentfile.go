@@ -91,17 +91,23 @@ func (e *Engine) compileAgentFile(def *Definition, a *Action) (execFn, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		// Model and tool calls pass through the engine's interceptors, as
-		// those of the flow's own agents do.
-		cfg := agent.Config{Model: m, Tools: engineTools{e}, Intercept: r.agentOptions(ctx, sc.method).Intercept}
+		// Model and tool calls pass through the engine's interceptors, and
+		// the steps are reported, as those of the flow's own agents are.
+		opts := r.agentOptions(ctx, sc.method)
+		cfg := agent.Config{Model: m, Tools: engineTools{e}, Intercept: opts.Intercept}
+		report := newStepReporter(opts.Observer, adef.Name)
+		cfg.Observer = report.step
 		runner, err := agent.NewRunner(adef, cfg)
 		if err != nil {
 			return nil, err
 		}
+		report.emit(action.Event{Kind: action.EventAgentStarted, Agent: adef.Name}, 0)
 		res, err := runner.Turn(ctx, runner.NewSession("", nil), text)
 		if err != nil {
+			report.emit(action.Event{Kind: action.EventAgentError, Agent: adef.Name, Err: err}, 1)
 			return nil, err
 		}
+		report.emit(action.Event{Kind: action.EventAgentCompleted, Agent: adef.Name, Result: res.Answer, Usage: res.Usage}, 1)
 		r.addUsage(res.Usage)
 		if res.Status == agent.StatusPaused {
 			return nil, errors.New(where + ": a tool call needs approval, which an agent run from a flow cannot ask for yet")
@@ -115,4 +121,36 @@ func nonZero(n int) *int {
 		return nil
 	}
 	return &n
+}
+
+// stepReporter turns the steps of an agent-file run into action events
+// for the run's observer: an agent_execution_started event (id 1) and, under
+// it, one event per step. Steps may come from concurrent tool calls; the
+// observer gets them one at a time.
+type stepReporter struct {
+	obs   action.Observer
+	agent string
+	mu    *sync.Mutex
+	id    *int64
+}
+
+func newStepReporter(obs action.Observer, agentName string) stepReporter {
+	return stepReporter{obs: obs, agent: agentName, mu: &sync.Mutex{}, id: new(int64)}
+}
+
+func (s stepReporter) emit(ev action.Event, parent int64) {
+	if s.obs == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	*s.id++
+	ev.ID, ev.Parent = *s.id, parent
+	s.obs(ev)
+}
+
+func (s stepReporter) step(st agent.Step) {
+	if ev, ok := st.ActionEvent(); ok {
+		s.emit(ev, 1)
+	}
 }

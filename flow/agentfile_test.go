@@ -30,6 +30,24 @@ func TestAgentFileAction(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "A1 has shipped.", res.Output)
 
+	// Its steps are events of the run, under the agent's.
+	model.Reset()
+	var kinds []string
+	var started int64
+	for ev, err := range e.Stream(context.Background(), def, map[string]any{"message": "where is A1?"}) {
+		require.NoError(t, err)
+		if ev.Agent != "helper" {
+			continue
+		}
+		kinds = append(kinds, string(ev.Kind))
+		if ev.Kind == "agent_execution_started" {
+			started = ev.Seq
+		} else {
+			assert.Equal(t, started, ev.Parent, "%s nests under the agent", ev.Kind)
+		}
+	}
+	assert.Equal(t, []string{"agent_execution_started", "llm_call_completed", "tool_usage_finished", "llm_call_completed", "agent_execution_completed"}, kinds)
+
 	// The form is written back as it was read.
 	out, err := def.YAML()
 	require.NoError(t, err)
