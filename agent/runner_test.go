@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -423,4 +424,29 @@ func TestInterceptorSeesEveryCall(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"llm fake/model turn 1 pos 0", "tool query_order turn 1 pos 1", "llm fake/model turn 2 pos 0"}, seen)
 	assert.Equal(t, []string{`{"recorded":true}`}, toolResults(s))
+}
+
+func TestStepActionEvent(t *testing.T) {
+	u := llm.Usage{InputTokens: 3}
+	tests := []struct {
+		step Step
+		kind action.EventKind
+		ok   bool
+	}{
+		{Step{Kind: "model", Tokens: &u}, action.EventLLMCompleted, true},
+		{Step{Kind: "model", Error: "down"}, action.EventLLMFailed, true},
+		{Step{Kind: "tool", Tool: "q", Args: map[string]any{"a": 1.0}, Result: "r"}, action.EventToolFinished, true},
+		{Step{Kind: "tool", Tool: "q", Error: "Error: x"}, action.EventToolError, true},
+		{Step{Kind: "transition", Tool: TransitionTool, Result: "a -> b on e"}, action.EventToolFinished, true},
+		{Step{Kind: "approval"}, "", false},
+		{Step{Kind: "retry"}, "", false},
+	}
+	for _, tt := range tests {
+		ev, ok := tt.step.ActionEvent()
+		assert.Equal(t, tt.ok, ok, tt.step.Kind)
+		assert.Equal(t, tt.kind, ev.Kind, tt.step.Kind)
+	}
+	ev, _ := Step{Kind: "tool", Tool: "q", Args: map[string]any{"a": 1.0}, LatencyMS: 5}.ActionEvent()
+	assert.JSONEq(t, `{"a":1}`, string(ev.Arguments))
+	assert.Equal(t, 5*time.Millisecond, ev.Duration)
 }
