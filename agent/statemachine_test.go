@@ -111,4 +111,3 @@ func TestApprovals(t *testing.T) {
 		assert.ErrorContains(t, err, "has no call waiting for approval")
 	}
 }
-
