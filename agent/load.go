@@ -212,7 +212,12 @@ func (l *loader) base(extends *value, file string, chain []string) *value {
 
 // IsDocument reports whether data looks like an agent file rather than a
 // flow: a top-level agent: or overrides: key, or schema: troupe.agent/v1.
-func IsDocument(data []byte) bool {
+func IsDocument(data []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false // the YAML parser failed on hostile input: not ours
+		}
+	}()
 	var top map[string]any
 	if err := yaml.Unmarshal(data, &top); err != nil {
 		return false

@@ -233,3 +233,20 @@ func TestEmptyStates(t *testing.T) {
 	require.Len(t, ds, 1)
 	assert.Equal(t, "s.yaml:1:110 error missing agent.state_machine.states: a state machine needs at least one state", render(ds[0]))
 }
+
+func TestIsDocument(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want bool
+	}{
+		{"agent: {name: a}", true},
+		{"extends: base.yaml\noverrides: {name: b}", true},
+		{"schema: troupe.agent/v1", true},
+		{"schema: crewai.flow/v1\nname: f\nmethods: {}", false},
+		{"- a list", false},
+		{"not: [valid", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, IsDocument([]byte(tt.doc)), tt.doc)
+	}
+}
