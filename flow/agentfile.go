@@ -14,21 +14,27 @@ import (
 
 // agentFile decodes the Troupe extension form of an agent action, whose
 // with block names an agent file (package agent) instead of declaring an
-// agent: {from_declaration: agents/x.yaml, input: "${state.message}"}.
+// agent: {from_declaration: agents/x.yaml, input: "${state.message}"},
+// with optional inputs for the agent's system prompt.
 func (d *decoder) agentFile(path string, n *node, a *Action) {
-	f := d.fields(path, n, extraForbid, "from_declaration", "input")
+	f := d.fields(path, n, extraForbid, "from_declaration", "input", "inputs")
 	a.FromDeclaration = d.str(join(path, "from_declaration"), f["from_declaration"])
 	a.With = map[string]any{}
 	if v, ok := d.required(path, f, "input"); ok {
 		a.With["input"] = d.str(join(path, "input"), v)
+	}
+	if in := d.exprMap(join(path, "inputs"), f["inputs"], "agent file inputs"); in != nil {
+		a.With["inputs"] = in
 	}
 }
 
 // agentFileWith is the with block an agent-file action is written back as.
 func agentFileWith(a *Action) map[string]any {
 	w := map[string]any{"from_declaration": a.FromDeclaration}
-	if in, ok := a.With["input"]; ok {
-		w["input"] = in
+	for _, k := range []string{"input", "inputs"} {
+		if v, ok := a.With[k]; ok {
+			w[k] = v
+		}
 	}
 	return w
 }
@@ -83,10 +89,12 @@ func (e *Engine) compileAgentFile(def *Definition, a *Action) (execFn, error) {
 		if err != nil {
 			return nil, err
 		}
-		text, ok := in.(map[string]any)["input"].(string)
+		rendered, _ := in.(map[string]any)
+		text, ok := rendered["input"].(string)
 		if !ok {
 			return nil, fmt.Errorf("%s: input must render to a string", where)
 		}
+		inputs, _ := rendered["inputs"].(map[string]any)
 		m, err := e.model(ctx, &LLMConfig{Model: adef.Model.ModelName, MaxTokens: nonZero(adef.Model.MaxTokens)})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
@@ -102,7 +110,7 @@ func (e *Engine) compileAgentFile(def *Definition, a *Action) (execFn, error) {
 			return nil, err
 		}
 		report.emit(action.Event{Kind: action.EventAgentStarted, Agent: adef.Name}, 0)
-		res, err := runner.Turn(ctx, runner.NewSession("", nil), text)
+		res, err := runner.Turn(ctx, runner.NewSession("", inputs), text)
 		if err != nil {
 			report.emit(action.Event{Kind: action.EventAgentError, Agent: adef.Name, Err: err}, 1)
 			return nil, err

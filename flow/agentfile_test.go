@@ -21,7 +21,7 @@ func TestAgentFileAction(t *testing.T) {
 	})
 	model := fake.New(
 		fake.Match(`order A1 shipped`, fake.Text("A1 has shipped.")),
-		fake.Match(`Customer says: where is A1\?`, fake.ToolCalls(fake.Call("lookup", map[string]any{"id": "A1"}))),
+		fake.Match(`(?s)for Trailhead.*Customer says: where is A1\?`, fake.ToolCalls(fake.Call("lookup", map[string]any{"id": "A1"}))),
 	)
 	def, err := flow.Load(filepath.Join("testdata", "agentfile", "flow.yaml"))
 	require.NoError(t, err)
@@ -52,6 +52,7 @@ func TestAgentFileAction(t *testing.T) {
 	out, err := def.YAML()
 	require.NoError(t, err)
 	assert.Contains(t, string(out), "from_declaration: agents/helper.yaml")
+	assert.Contains(t, string(out), "shop: ${state.shop}")
 
 	// The file must stay inside the flow's folder.
 	def, err = flow.Load(filepath.Join("testdata", "agentfile", "outside.yaml"))
