@@ -59,6 +59,7 @@ type handoffTool struct {
 	runner *Runner
 }
 
+// Spec offers the hand-off as a tool taking the task.
 func (h *handoffTool) Spec() llm.ToolSpec {
 	desc := "Hand a task to the " + h.runner.def.Name + " agent and get its answer."
 	if d := h.runner.def.Description; d != "" {
@@ -75,6 +76,7 @@ func (h *handoffTool) Spec() llm.ToolSpec {
 	}
 }
 
+// Call plays one turn of a new session of the other agent.
 func (h *handoffTool) Call(ctx context.Context, args json.RawMessage) (any, error) {
 	var in struct {
 		Task string `json:"task"`

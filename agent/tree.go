@@ -77,6 +77,7 @@ type syntaxError struct {
 	msg  string
 }
 
+// Error implements error.
 func (e *syntaxError) Error() string { return e.msg }
 
 // dupKey is a mapping key written twice; the last value wins.

@@ -42,8 +42,10 @@ func agentFileWith(a *Action) map[string]any {
 // engineTools shows the engine's tools to package agent.
 type engineTools struct{ e *Engine }
 
+// Get finds a registered tool.
 func (t engineTools) Get(name string) (action.Tool, bool) { return t.e.tool(name) }
 
+// Names lists the registered tools, sorted.
 func (t engineTools) Names() []string {
 	t.e.mu.RLock()
 	defer t.e.mu.RUnlock()
