@@ -157,7 +157,8 @@ func TestErrorPolicy(t *testing.T) {
 			r := newRunner(t, "run_basic.yaml", model, nil, func(d *Definition) {
 				d.ErrorPolicy = ErrorPolicy{MaxRetries: 2, OnError: tt.onError, FallbackMessage: "A colleague will take over."}
 			})
-			res, err := r.Turn(context.Background(), r.NewSession("", nil), "hi")
+			s := r.NewSession("", nil)
+			res, err := r.Turn(context.Background(), s, "hi")
 			assert.Equal(t, 3, model.Calls(), "one call and two retries")
 			if tt.status == "" {
 				var stop *StopError
@@ -170,6 +171,8 @@ func TestErrorPolicy(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.status, res.Status)
 			assert.Equal(t, "A colleague will take over.", res.Answer)
+			last := s.Messages[len(s.Messages)-1]
+			assert.Equal(t, llm.Assistant("A colleague will take over."), last, "the conversation shows what the user was told")
 			assert.Contains(t, res.Reason, "the model failed 3 times")
 		})
 	}

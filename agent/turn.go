@@ -102,16 +102,21 @@ func (r *Runner) Resume(ctx context.Context, s *Session, d Decision) (*Result, e
 			t.observe(Step{Kind: "approval", Tool: p.Call.Name, Result: "rejected", Error: d.Reason})
 			t.result(p.Call, text)
 			t.approved = ""
-			if res := t.runCalls(ctx, p.Rest); res != nil {
-				return res, nil
-			}
-			return t.loop(ctx)
+			return t.continueWith(ctx, p.Rest)
 		}
-		if res := t.runCalls(ctx, append([]llm.ToolCall{p.Call}, p.Rest...)); res != nil {
-			return res, nil
-		}
-		return t.loop(ctx)
+		return t.continueWith(ctx, append([]llm.ToolCall{p.Call}, p.Rest...))
 	})
+}
+
+// continueWith runs the calls left of a model reply, then the loop.
+func (t *turn) continueWith(ctx context.Context, calls []llm.ToolCall) (*Result, error) {
+	if res := t.runCalls(ctx, calls); res != nil {
+		return res, nil
+	}
+	if t.stop != nil {
+		return nil, t.stop
+	}
+	return t.loop(ctx)
 }
 
 // turn is one turn in progress.
@@ -186,6 +191,10 @@ func (t *turn) finish(ctx context.Context, play func(context.Context) (*Result, 
 		res.Status = StatusHandedOver
 	default:
 		return nil, stop
+	}
+	if res.Answer != "" {
+		// The conversation shows what the user was told.
+		t.s.Messages = append(t.s.Messages, llm.Assistant(res.Answer))
 	}
 	return res, nil
 }
