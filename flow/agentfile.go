@@ -59,34 +59,20 @@ func (t engineTools) Names() []string {
 
 // compileAgentFile runs an agent file: each run of the method plays one
 // turn of a new session with the rendered input, and outputs the answer.
-// The file is read, confined to the flow's folder (and WithFileRoots), on
-// first use.
+// The file is read and validated (with the engine's tools) when the flow is
+// compiled, confined to the flow's folder and WithFileRoots, so its problems
+// stop the run before any method runs.
 func (e *Engine) compileAgentFile(def *Definition, a *Action) (execFn, error) {
 	with, err := e.compileWith(a.With)
 	if err != nil {
 		return nil, err
 	}
 	where := fmt.Sprintf("agent file %q", a.FromDeclaration)
-	load := sync.OnceValues(func() (*agent.Definition, error) {
-		base, err := fileBase(def)
-		if err != nil {
-			return nil, err
-		}
-		dirs, err := confine.New(base, e.fileRoots...)
-		if err != nil {
-			return nil, err
-		}
-		path, err := dirs.Resolve(a.FromDeclaration)
-		if err != nil {
-			return nil, fileRootsHint(err)
-		}
-		return agent.Load(path, agent.WithTools(engineTools{e}))
-	})
+	adef, err := e.loadAgentFile(def, a.FromDeclaration)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
 	return func(ctx context.Context, r *run, sc *scope, _ any) (any, error) {
-		adef, err := load()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
 		in, err := r.render(ctx, with, sc)
 		if err != nil {
 			return nil, err
@@ -124,6 +110,24 @@ func (e *Engine) compileAgentFile(def *Definition, a *Action) (execFn, error) {
 		}
 		return res.Answer, nil
 	}, nil
+}
+
+// loadAgentFile reads and validates the agent file rel, relative to the
+// flow's folder and confined to it and the engine's WithFileRoots.
+func (e *Engine) loadAgentFile(def *Definition, rel string) (*agent.Definition, error) {
+	base, err := fileBase(def)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := confine.New(base, e.fileRoots...)
+	if err != nil {
+		return nil, err
+	}
+	path, err := dirs.Resolve(rel)
+	if err != nil {
+		return nil, fileRootsHint(err)
+	}
+	return agent.Load(path, agent.WithTools(engineTools{e}))
 }
 
 func nonZero(n int) *int {

@@ -54,6 +54,24 @@ func TestAgentFileAction(t *testing.T) {
 	assert.Contains(t, string(out), "from_declaration: agents/helper.yaml")
 	assert.Contains(t, string(out), "shop: ${state.shop}")
 
+	// An invalid agent file stops the run before any method runs.
+	bad, err := flow.Load(filepath.Join("testdata", "agentfile", "bad.yaml"))
+	require.NoError(t, err)
+	var methods []string
+	failed := false
+	for ev, err := range e.Stream(context.Background(), bad, nil) {
+		if err != nil {
+			failed = true
+			assert.Contains(t, err.Error(), `agents/bad.yaml:5:11: error: agent.tools[0]: unknown tool "lokup" (did you mean "lookup"?)`)
+			break
+		}
+		if ev.Kind == flow.MethodStarted {
+			methods = append(methods, ev.Method)
+		}
+	}
+	assert.True(t, failed)
+	assert.Empty(t, methods)
+
 	// The file must stay inside the flow's folder.
 	def, err = flow.Load(filepath.Join("testdata", "agentfile", "outside.yaml"))
 	require.NoError(t, err)
