@@ -18,7 +18,9 @@ type Config struct {
 	Model llm.LLM
 	// Tools holds the tools the definition names. Required when it names any.
 	Tools ToolRegistry
-	// Observer, when set, receives each step of each turn.
+	// Observer, when set, receives each step of each turn. It may be
+	// called from several goroutines at once (tool calls of one reply run
+	// concurrently when the agent has no state machine).
 	Observer func(Step)
 	// Intercept, when set, wraps every model and tool call (see
 	// action.Interceptor): to record, replay or retry them.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -174,7 +175,12 @@ func withAgent(cmd *cobra.Command, path string, f agentFlags, play func(context.
 	cfg := agent.Config{Model: model, Tools: tools}
 	if f.trace {
 		enc := json.NewEncoder(stderr)
-		cfg.Observer = func(s agent.Step) { _ = enc.Encode(s) }
+		var mu sync.Mutex // parallel tool calls report at once
+		cfg.Observer = func(s agent.Step) {
+			mu.Lock()
+			defer mu.Unlock()
+			_ = enc.Encode(s)
+		}
 	}
 	runner, err := agent.NewRunner(def, cfg)
 	if err != nil {
