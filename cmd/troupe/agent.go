@@ -21,6 +21,7 @@ import (
 	"github.com/troupe-dev/troupe/llm/fake"
 	"github.com/troupe-dev/troupe/llm/providers"
 	"github.com/troupe-dev/troupe/store"
+	"github.com/troupe-dev/troupe/store/postgres"
 )
 
 // agentFlags are the flags of troupe agent run, chat and resume.
@@ -57,7 +58,7 @@ func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
 	cmd.Flags().BoolVar(&f.trace, "trace", false, "print each step as a JSON line on stderr")
 	cmd.Flags().StringVar(&f.llmScript, "llm-script", "", "answer every model call from this scripted replies file (llm/fake format)")
 	cmd.Flags().StringVar(&f.toolScript, "tool-script", "", "register the scripted tools of this file (action/fake format)")
-	cmd.Flags().StringVar(&f.store, "store", defaultStore, "the SQLite file sessions are saved in")
+	cmd.Flags().StringVar(&f.store, "store", defaultStore, "where sessions are saved: a SQLite file, or a postgres:// DSN")
 }
 
 func newAgentRunCmd() *cobra.Command {
@@ -186,12 +187,11 @@ func withAgent(cmd *cobra.Command, path string, f agentFlags, play func(context.
 	if err != nil {
 		return err
 	}
-	stores := newStores(f.store)
-	defer func() { _ = stores.Close() }()
-	st, err := stores.get(ctx, f.store, true)
+	st, closeStore, err := openSessionStore(ctx, f.store)
 	if err != nil {
 		return err
 	}
+	defer closeStore()
 	a := &agentSession{path: path, flags: f, runner: runner, st: st}
 	if in := cmd.InOrStdin(); isTerminal(in) {
 		a.lines = bufio.NewScanner(in)
@@ -333,4 +333,23 @@ func checkAgentFile(path string) (flow.Diagnostics, bool) {
 	}
 	_, ds := agent.Check(data, path)
 	return flow.Diagnostics(ds), true
+}
+
+// openSessionStore opens where sessions are kept: a PostgreSQL database
+// for a postgres:// DSN, else a SQLite file.
+func openSessionStore(ctx context.Context, where string) (store.Store, func(), error) {
+	if strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://") {
+		pg, err := postgres.Open(ctx, where)
+		if err != nil {
+			return nil, nil, err
+		}
+		return pg, func() { _ = pg.Close() }, nil
+	}
+	stores := newStores(where)
+	st, err := stores.get(ctx, where, true)
+	if err != nil {
+		_ = stores.Close()
+		return nil, nil, err
+	}
+	return st, func() { _ = stores.Close() }, nil
 }

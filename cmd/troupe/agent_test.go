@@ -2,14 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/troupe-dev/troupe/store/postgres"
 )
 
 // afterSales copies examples/after_sales into a temporary folder, enters
@@ -155,4 +160,28 @@ func TestAgentChatApprovals(t *testing.T) {
 			assert.Contains(t, errOut.String(), tt.errOut)
 		})
 	}
+}
+
+func TestAgentSessionsInPostgres(t *testing.T) {
+	dsn := os.Getenv("TROUPE_POSTGRES_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("TROUPE_POSTGRES_DSN is not set; CI must test PostgreSQL")
+		}
+		t.Skip("TROUPE_POSTGRES_DSN is not set: PostgreSQL is not tested")
+	}
+	common := afterSales(t)
+	common[len(common)-1] = dsn // --store
+	session := fmt.Sprintf("pg-%d", time.Now().UnixNano())
+	t.Cleanup(func() {
+		if pg, err := postgres.Open(context.Background(), dsn); err == nil {
+			_ = pg.Delete(context.Background(), session)
+			_ = pg.Close()
+		}
+	})
+	code, _, errOut := runCLI(t, append([]string{"agent", "run", "agent.yaml", "--session", session, "--inputs", `{"shop": "T"}`, "--input", "It is A-1001"}, common...)...)
+	require.Equal(t, exitPaused, code, errOut)
+	code, out, errOut := runCLI(t, append([]string{"agent", "resume", "agent.yaml", "--session", session, "--approve"}, common...)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "RF-7")
 }
