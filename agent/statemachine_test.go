@@ -111,3 +111,29 @@ func TestApprovals(t *testing.T) {
 		assert.ErrorContains(t, err, "has no call waiting for approval")
 	}
 }
+
+func TestNoApprovalIsAskedForACallThatCannotRun(t *testing.T) {
+	model := fake.New(
+		fake.Times(1, fake.ToolCalls(fake.Call("create_refund_ticket", map[string]any{}))), // missing argument
+		fake.Text("Which order?"),
+	)
+	r := newRunner(t, "run_refund.yaml", model, nil, nil)
+	s := r.NewSession("", nil)
+	s.State = "verified"
+	res, err := r.Turn(context.Background(), s, "refund")
+	require.NoError(t, err)
+	assert.Equal(t, StatusAnswered, res.Status, "the bad call is answered with its problem, not paused")
+	assert.Equal(t, []string{"Error: missing parameter order_id"}, toolResults(s))
+
+	s.Calls["create_refund_ticket"] = 1 // max_calls is 1
+	model2 := fake.New(
+		fake.Times(1, fake.ToolCalls(fake.Call("create_refund_ticket", map[string]any{"order_id": "A1"}))),
+		fake.Text("I cannot open another refund."),
+	)
+	r2 := newRunner(t, "run_refund.yaml", model2, nil, nil)
+	res, err = r2.Turn(context.Background(), s, "another refund")
+	require.NoError(t, err)
+	assert.Equal(t, StatusAnswered, res.Status)
+	results := toolResults(s)
+	assert.Equal(t, `Error: tool "create_refund_ticket" may be called at most 1 times in a conversation`, results[len(results)-1])
+}
