@@ -52,7 +52,7 @@ func newAgentCmd() *cobra.Command {
 }
 
 func addAgentFlags(cmd *cobra.Command, f *agentFlags) {
-	cmd.Flags().StringVar(&f.inputs, "inputs", "", "the JSON object the system prompt's ${inputs...} read")
+	cmd.Flags().StringVar(&f.inputs, "inputs", "", "the JSON object the system prompt's ${inputs...} read (replaces a saved session's)")
 	cmd.Flags().StringVar(&f.session, "session", "", "continue (or start) the session with this id")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the turn's result as JSON")
 	cmd.Flags().BoolVar(&f.trace, "trace", false, "print each step as a JSON line on stderr")
@@ -205,12 +205,15 @@ func withAgent(cmd *cobra.Command, path string, f agentFlags, play func(context.
 			return err
 		}
 	}
-	if a.sess == nil {
-		inputs, err := parseInputs(f.inputs)
-		if err != nil {
-			return usageError{err}
-		}
+	inputs, err := parseInputs(f.inputs)
+	if err != nil {
+		return usageError{err}
+	}
+	switch {
+	case a.sess == nil:
 		a.sess = runner.NewSession(f.session, inputs)
+	case f.inputs != "":
+		a.sess.Inputs = inputs // a saved session takes new inputs when given
 	}
 	return play(ctx, a)
 }
