@@ -76,6 +76,9 @@ func NewEnv(opts ...EnvOption) (*Env, error) {
 		celgo.Variable(RootOutputs, celgo.DynType),
 		celgo.Variable(RootItem, celgo.DynType),
 	}
+	for _, v := range cfg.vars {
+		envOpts = append(envOpts, celgo.Variable(v, celgo.DynType))
+	}
 	if limits.checksSize() {
 		guards, err := sizeGuards(limits.Size)
 		if err != nil {

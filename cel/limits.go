@@ -92,6 +92,14 @@ type EnvOption func(*envConfig)
 
 type envConfig struct {
 	limits Limits
+	vars   []string
+}
+
+// WithVariables declares more root variables (as dyn) beside state,
+// outputs and item, such as the tool, args and result that agent
+// state-machine events read. Expressions read them from [Vars.Extra].
+func WithVariables(names ...string) EnvOption {
+	return func(c *envConfig) { c.vars = append(c.vars, names...) }
 }
 
 // WithLimits sets the limits of every evaluation in the environment.

@@ -22,6 +22,8 @@ type Vars struct {
 	// HasItem says whether item is bound. Outside each steps it is not, and
 	// reading item is an error.
 	HasItem bool
+	// Extra holds the variables declared with [WithVariables], by name.
+	Extra map[string]any
 }
 
 // activation exposes Vars to cel-go without building a map per evaluation.
@@ -38,8 +40,10 @@ func (a *activation) ResolveName(name string) (any, bool) {
 		if a.HasItem {
 			return a.Item, true
 		}
+		return nil, false
 	}
-	return nil, false
+	v, ok := a.Extra[name]
+	return v, ok
 }
 
 // Parent implements interpreter.Activation.

@@ -29,6 +29,18 @@ var wantExit = []struct {
 	code             int
 }{
 	{"research_review", `{"topic": 5}`, 1},
+	{"after_sales", `It is A-1001`, 3},
+}
+
+// mainFile is the file an example folder is built around: flow.yaml, or
+// agent.yaml for a declarative single agent; "" for neither.
+func mainFile(dir string) string {
+	for _, name := range []string{"flow.yaml", "agent.yaml"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return name
+		}
+	}
+	return ""
 }
 
 var (
@@ -161,10 +173,8 @@ func examples(t *testing.T) []string {
 	require.NoError(t, err)
 	var dirs []string
 	for _, e := range entries {
-		if e.IsDir() {
-			if _, err := os.Stat(filepath.Join(e.Name(), "flow.yaml")); err == nil {
-				dirs = append(dirs, e.Name())
-			}
+		if e.IsDir() && mainFile(e.Name()) != "" {
+			dirs = append(dirs, e.Name())
 		}
 	}
 	require.NotEmpty(t, dirs)
@@ -209,7 +219,7 @@ func TestExamples(t *testing.T) {
 			// by an earlier test run in the example's .troupe folder.
 			require.NoError(t, os.RemoveAll(filepath.Join(dir, ".troupe")))
 			t.Cleanup(func() { os.RemoveAll(filepath.Join(dir, ".troupe")) })
-			out, code := runIn(t, dir, "troupe validate flow.yaml")
+			out, code := runIn(t, dir, "troupe validate "+mainFile(dir))
 			require.Equal(t, 0, code, "troupe validate:\n%s", out)
 
 			readme, err := os.ReadFile(filepath.Join(dir, "README.md"))

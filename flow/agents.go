@@ -172,6 +172,9 @@ func (e *Engine) checkAgentTools(a *Agent, where string) error {
 
 func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn, error) {
 	ag := a.Agent
+	if ag == nil && a.FromDeclaration != "" {
+		return e.compileAgentFile(def, a)
+	}
 	if ag == nil {
 		return nil, errors.New("agent action has no with block")
 	}

@@ -30,7 +30,7 @@ func (c *canon) action(path string, in *Action, inStep bool) *Action {
 	}
 	switch a.Call {
 	case CallAgent:
-		if in.Agent == nil {
+		if in.Agent == nil && in.FromDeclaration == "" {
 			c.errorf(join(path, "with"), "missing", "Field required [type=missing]: add %q", "with")
 		} else {
 			a.Agent = c.agent(join(path, "with"), in.Agent, true)

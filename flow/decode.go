@@ -2,9 +2,10 @@ package flow
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/troupe-dev/troupe/internal/diag"
 )
 
 // decoder turns a parsed document into a Definition, reporting every shape
@@ -368,34 +369,6 @@ outer:
 }
 
 // closest suggests the known name nearest to s, or "".
-func closest(s string, names []string) string {
-	best, bestD := "", len(s)/2+1
-	sorted := append([]string(nil), names...)
-	sort.Strings(sorted)
-	for _, n := range sorted {
-		if dd := editDistance(strings.ToLower(s), strings.ToLower(n)); dd < bestD {
-			best, bestD = n, dd
-		}
-	}
-	return best
-}
+func closest(s string, names []string) string { return diag.Closest(s, names) }
 
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func editDistance(a, b string) int { return diag.EditDistance(a, b) }

@@ -181,7 +181,11 @@ func (d *decoder) action(path string, n *node, inStep bool) *Action {
 		a.Inputs = d.exprMap(join(path, "inputs"), f["inputs"], "crew action inputs")
 	case CallAgent:
 		if v, ok := d.required(path, f, "with"); ok {
-			a.Agent = d.agent(join(path, "with"), v, "", true)
+			if _, file := v.get("from_declaration"); file && v.kind == mapNode {
+				d.agentFile(join(path, "with"), v, a)
+			} else {
+				a.Agent = d.agent(join(path, "with"), v, "", true)
+			}
 		}
 	case CallExpression:
 		if v, ok := d.required(path, f, "expr"); ok {

@@ -1,130 +1,39 @@
 package flow
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
+
+	"github.com/troupe-dev/troupe/internal/diag"
 )
 
 // Severity says whether a diagnostic stops a definition from loading.
-type Severity int
+type Severity = diag.Severity
 
 // Severities, most serious first.
 const (
-	SeverityError Severity = iota
-	SeverityWarning
+	SeverityError   = diag.SeverityError
+	SeverityWarning = diag.SeverityWarning
 )
 
-// String returns "error" or "warning".
-func (s Severity) String() string {
-	if s == SeverityWarning {
-		return "warning"
-	}
-	return "error"
-}
-
-// MarshalText renders the severity as in String.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText reads "error" or "warning".
-func (s *Severity) UnmarshalText(text []byte) error {
-	switch string(text) {
-	case "error":
-		*s = SeverityError
-	case "warning":
-		*s = SeverityWarning
-	default:
-		return fmt.Errorf("flow: unknown severity %q: want error or warning", text)
-	}
-	return nil
-}
-
 // A Diagnostic is one problem found in a definition, with its place.
-type Diagnostic struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	Column   int      `json:"column"`
-	Path     string   `json:"path"`
-	Severity Severity `json:"severity"`
-	// Code is a stable rule identifier: pydantic's error type where CrewAI
-	// raises one (missing, extra_forbidden, dict_type, literal_error,
-	// union_tag_invalid, greater_than_equal, ...), the CEL rule (cel_empty,
-	// cel_invalid, cel_unknown_root, template_unterminated, template_empty,
-	// and Troupe's cel_unknown_function, cel_type, cel_always_fails),
-	// CrewAI's issue code (emit_without_router, human_feedback_llm_required,
-	// ...) or Troupe's own (syntax, not_mapping, too_large, int_range,
-	// unknown_event, unreachable, router_without_trigger, unknown_output,
-	// output_not_ready, unknown_key, duplicate_key, ...).
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// String formats the diagnostic as FILE:LINE:COL: SEVERITY: PATH: MESSAGE,
-// leaving out the parts that are unknown (LINE:COL: ... without a file).
-func (d Diagnostic) String() string {
-	var b strings.Builder
-	b.WriteString(d.File)
-	if d.Line > 0 {
-		if d.File != "" {
-			b.WriteByte(':')
-		}
-		fmt.Fprintf(&b, "%d:%d", d.Line, d.Column)
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	b.WriteString(d.Severity.String())
-	b.WriteString(": ")
-	if d.Path != "" {
-		b.WriteString(d.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(d.Message)
-	return b.String()
-}
+type Diagnostic = diag.Diagnostic
 
 // Diagnostics is every problem found in a definition. As an error it stands
 // for a definition that did not load: at least one diagnostic is an error.
 type Diagnostics []Diagnostic
 
 // Error lists the diagnostics, one per line.
-func (ds Diagnostics) Error() string {
-	lines := make([]string, 0, len(ds))
-	for _, d := range ds {
-		lines = append(lines, d.String())
-	}
-	if len(lines) == 1 {
-		return "flow: " + lines[0]
-	}
-	return fmt.Sprintf("flow: %d problems:\n%s", len(lines), strings.Join(lines, "\n"))
-}
+func (ds Diagnostics) Error() string { return diag.Error("flow", ds) }
 
 // HasErrors reports whether any diagnostic is an error.
-func (ds Diagnostics) HasErrors() bool {
-	for _, d := range ds {
-		if d.Severity == SeverityError {
-			return true
-		}
-	}
-	return false
-}
+func (ds Diagnostics) HasErrors() bool { return diag.HasErrors(ds) }
 
 // Errors returns the error diagnostics.
-func (ds Diagnostics) Errors() Diagnostics { return ds.filter(SeverityError) }
+func (ds Diagnostics) Errors() Diagnostics { return diag.Filter(ds, SeverityError) }
 
 // Warnings returns the warning diagnostics.
-func (ds Diagnostics) Warnings() Diagnostics { return ds.filter(SeverityWarning) }
-
-func (ds Diagnostics) filter(s Severity) Diagnostics {
-	var out Diagnostics
-	for _, d := range ds {
-		if d.Severity == s {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+func (ds Diagnostics) Warnings() Diagnostics { return diag.Filter(ds, SeverityWarning) }
 
 // Pos is a line and column in a definition's source, both 1-based.
 type Pos struct{ Line, Column int }
@@ -149,14 +58,7 @@ func (p positions) at(path string) Pos {
 
 // sort orders diagnostics by line and column, keeping the order of those at
 // the same place; diagnostics without a line come first.
-func (ds Diagnostics) sort() {
-	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
-		if c := cmp.Compare(a.Line, b.Line); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Column, b.Column)
-	})
-}
+func (ds Diagnostics) sort() { diag.Sort(ds) }
 
 // reporter collects diagnostics for one source.
 type reporter struct {

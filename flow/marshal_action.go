@@ -33,6 +33,8 @@ func (w *docWriter) actionNode(path string, a *Action) *yaml.Node {
 	case CallAgent:
 		if a.Agent != nil {
 			m.add("with", w.agentNode(join(path, "with"), a.Agent, true))
+		} else if a.FromDeclaration != "" {
+			m.add("with", w.dataNode(join(path, "with"), agentFileWith(a)))
 		}
 	case CallExpression:
 		m.add("expr", strNode(a.Expr))

@@ -321,8 +321,9 @@ type docAgentFields struct {
 
 type docAgentWith struct {
 	docAgentFields
-	Input          string        `json:"input" jsonschema:"required" jsonschema_description:"The task text, a ${...} template."`
-	ResponseFormat *docPythonRef `json:"response_format,omitempty" jsonschema:"nullable"`
+	Input           string        `json:"input" jsonschema:"required" jsonschema_description:"The task text, a ${...} template."`
+	FromDeclaration *string       `json:"from_declaration,omitempty" jsonschema_description:"Troupe: an agent file (troupe.agent/v1) inside the flow's folder, run with input instead of the fields above."`
+	ResponseFormat  *docPythonRef `json:"response_format,omitempty" jsonschema:"nullable"`
 }
 
 // JSONSchemaExtend keeps other agent keys, as CrewAI does.

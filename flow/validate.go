@@ -94,6 +94,9 @@ func (d *decoder) checkAction(path string, a *Action, inStep bool) {
 		}
 		d.checkData(join(path, "inputs"), a.Inputs, roots)
 	case CallAgent:
+		if a.FromDeclaration != "" {
+			d.checkData(join(path, "with"), a.With, roots)
+		}
 		if a.Agent != nil {
 			d.checkTemplate(join(path, "with.input"), a.Agent.Input, roots)
 			d.checkSkills(join(path, "with.skills"), a.Agent.Skills, true)

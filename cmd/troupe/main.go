@@ -63,6 +63,7 @@ func subcommands() []*cobra.Command {
 		newSchemaCmd(),
 		newSkillsCmd(),
 		newMCPCmd(),
+		newAgentCmd(),
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/troupe-dev/troupe/agent"
 	"github.com/troupe-dev/troupe/flow"
 )
 
 func newSchemaCmd() *cobra.Command {
-	return &cobra.Command{
+	var agentFormat bool
+	cmd := &cobra.Command{
 		Use:   "schema",
 		Short: "Print the JSON Schema of the crewai.flow/v1 format",
 		Long: "schema prints a JSON Schema (draft 2020-12) of flow definition files on\n" +
@@ -19,7 +21,11 @@ func newSchemaCmd() *cobra.Command {
 			"The schema checks a file's shape; troupe validate checks everything.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			out, err := flow.JSONSchema()
+			schema := flow.JSONSchema
+			if agentFormat {
+				schema = agent.JSONSchema
+			}
+			out, err := schema()
 			if err != nil {
 				return err
 			}
@@ -29,4 +35,6 @@ func newSchemaCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&agentFormat, "agent", false, "print the schema of troupe.agent/v1 agent files instead")
+	return cmd
 }

@@ -94,6 +94,9 @@ func warningNote(n int) string {
 func check(stdin io.Reader, path string, allowPaths []string) flow.Diagnostics {
 	var def *flow.Definition
 	var diags flow.Diagnostics
+	if ds, ok := checkAgentFile(path); ok {
+		return ds
+	}
 	if path != "-" {
 		def, diags = flow.CheckFile(path)
 	} else {
