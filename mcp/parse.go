@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/troupe-dev/troupe/internal/diag"
 )
 
 // slugPattern is CrewAI's pattern for string references that are not URLs:
@@ -337,30 +339,9 @@ func describe(v any) string {
 func closestKey(k string) string {
 	best, bestD := "", 3
 	for known := range keys {
-		if d := distance(k, known); d < bestD || (d == bestD && known < best) {
+		if d := diag.EditDistance(k, known); d < bestD || (d == bestD && known < best) {
 			best, bestD = known, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
