@@ -145,8 +145,19 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithEvents delivers every event of every run to fn, in order, one at a
-// time per run. fn must not block for long: runs wait for it.
-func WithEvents(fn func(Event)) Option { return func(e *Engine) { e.onEvent = fn } }
+// time per run. fn must not block for long: runs wait for it. Several
+// WithEvents options each get every event, in the order given.
+func WithEvents(fn func(Event)) Option {
+	return func(e *Engine) {
+		if prev := e.onEvent; prev != nil && fn != nil {
+			e.onEvent = func(ev Event) { prev(ev); fn(ev) }
+			return
+		}
+		if fn != nil {
+			e.onEvent = fn
+		}
+	}
+}
 
 func (e *Engine) handler(ref string) (Handler, bool) {
 	e.mu.RLock()

@@ -71,8 +71,11 @@ type Event struct {
 	Model     string
 	Tool      string
 	Arguments json.RawMessage
-	Text      string
-	Usage     llm.Usage
+	// Task names a crew task (task_* events); CallID is a tool call's id.
+	Task   string
+	CallID string
+	Text   string
+	Usage  llm.Usage
 	// Result is set on flow_finished.
 	Result *Result
 	// Skill describes the skill of a skill_* event.

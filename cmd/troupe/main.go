@@ -59,6 +59,7 @@ func subcommands() []*cobra.Command {
 		newSchemaCmd(),
 		newSkillsCmd(),
 		newMCPCmd(),
+		newTraceCmd(),
 	}
 }
 

@@ -35,6 +35,7 @@ type runFlags struct {
 	// allowSkillScripts lets agents run their skills' scripts.
 	allowSkillScripts bool
 	mcpSessions       string
+	telemetryFlags
 }
 
 // defaultStore is where runs are saved, relative to the working folder.
@@ -75,6 +76,7 @@ func addEngineFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.store, "store", defaultStore, "the SQLite file runs are saved in (persist blocks, pauses)")
 	cmd.Flags().StringVar(&f.memory, "memory", defaultMemory, "the SQLite file of the flow's memory (config.memory, memory: true)")
 	addMCPFlags(cmd, f)
+	addTelemetryFlags(cmd, &f.telemetryFlags)
 }
 
 // flowPath is the FILE argument, ./flow.yaml by default.
@@ -152,6 +154,7 @@ type session struct {
 	engine *flow.Engine
 	// closeMCP stops the run's MCP servers.
 	closeMCP func()
+	tel      *telemetry
 }
 
 func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session, error) {
@@ -173,6 +176,11 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 		return nil, err
 	}
 	s.memory = mem
+	tel, telOpts, err := openTelemetry(f.telemetryFlags, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.tel = tel
 	opts := []flow.Option{
 		flow.WithScripts(f.allowScripts || scriptsFromEnv()),
 		flow.WithStore(s.stores.store(f.store)),
@@ -205,11 +213,12 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 	mcpOpt, closeMCP := mcpConnector(stderr, f.mcpSessions)
 	opts = append(opts, mcpOpt)
 	s.closeMCP = closeMCP
-	s.engine = flow.NewEngine(opts...)
+	s.engine = flow.NewEngine(append(opts, telOpts...)...)
 	return s, nil
 }
 
 func (s *session) close() {
+	s.tel.close()
 	if s.closeMCP != nil {
 		s.closeMCP()
 	}
