@@ -87,7 +87,8 @@ type Event struct {
 	Skill *SkillInfo
 	// Detail holds what an event reported by a tool or toolset says beyond
 	// the fields above, as a struct of the reporting package (an
-	// mcp.EventDetail for MCP events); nil for the loop's own events.
+	// mcp.EventDetail for MCP events); a *ModelCall on the loop's
+	// llm_call_* events, nil on its other events.
 	Detail any
 }
 

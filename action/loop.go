@@ -242,7 +242,8 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 	}
 	l.turns++
 	role, task := l.spec.Role, l.task.Name
-	id := l.em.emit(ctx, Event{Kind: EventLLMStarted, Agent: role, Task: task, Model: l.spec.ModelName, Iteration: l.iter})
+	id := l.em.emit(ctx, Event{Kind: EventLLMStarted, Agent: role, Task: task, Model: l.spec.ModelName, Iteration: l.iter,
+		Detail: l.modelCall(req, nil)})
 	start := time.Now()
 	call := Call{Kind: CallModel, Agent: role, Task: task, Name: l.spec.ModelName, Turn: l.turns, Request: req, Stream: l.stream}
 	resp, err := l.em.interceptedModel(withParent(ctx, id), call, func(ctx context.Context) (*llm.Response, error) {
@@ -255,7 +256,8 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 		err = errEmptyReply
 	}
 	if err != nil {
-		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: time.Since(start), Iteration: l.iter})
+		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: time.Since(start), Iteration: l.iter,
+			Detail: l.modelCall(req, nil)})
 		return nil, err
 	}
 	l.usage.Add(resp.Usage)
@@ -263,7 +265,8 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 	if model == "" {
 		model = l.spec.ModelName
 	}
-	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: time.Since(start), Iteration: l.iter})
+	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: time.Since(start), Iteration: l.iter,
+		Detail: l.modelCall(req, resp)})
 	return resp, nil
 }
 
