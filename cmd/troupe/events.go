@@ -1,18 +1,24 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/troupe-dev/troupe/eventlog"
 	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/telemetry"
+	"github.com/troupe-dev/troupe/telemetry/otlpenv"
 )
 
 // telemetryFlags are the flags of run and resume that say what leaves the
-// process besides the result: the event log.
+// process besides the result: the event log. Traces and metrics follow the
+// OTEL_* variables (see package otlpenv).
 type telemetryFlags struct {
 	events string
 }
@@ -21,17 +27,22 @@ func addTelemetryFlags(cmd *cobra.Command, f *telemetryFlags) {
 	cmd.Flags().StringVar(&f.events, "events", "", "write every event of the run to this file as JSON lines (read it with `troupe trace FILE`)")
 }
 
-// telemetry is what a session sends events to besides the terminal.
-type telemetry struct {
-	stderr io.Writer
-	file   *os.File
-	log    *eventlog.Writer
+// observers are what a session sends events to besides the terminal.
+type observers struct {
+	stderr    io.Writer
+	file      *os.File
+	log       *eventlog.Writer
+	providers *otlpenv.Providers
 }
+
+// captureContentEnv turns on message content in spans, as the GenAI
+// instrumentations of other OpenTelemetry SDKs name it.
+const captureContentEnv = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
 // openTelemetry opens what f asks for and returns the engine options that
 // feed it.
-func openTelemetry(f telemetryFlags, stderr io.Writer) (*telemetry, []flow.Option, error) {
-	t := &telemetry{stderr: stderr}
+func openTelemetry(f telemetryFlags, stderr io.Writer) (*observers, []flow.Option, error) {
+	t := &observers{stderr: stderr}
 	var opts []flow.Option
 	if f.events != "" {
 		file, err := os.Create(f.events)
@@ -41,13 +52,42 @@ func openTelemetry(f telemetryFlags, stderr io.Writer) (*telemetry, []flow.Optio
 		t.file, t.log = file, eventlog.NewWriter(file)
 		opts = append(opts, flow.WithEvents(t.log.Observe))
 	}
+	providers, err := otlpenv.FromEnv(context.Background(), otlpenv.Config{Console: stderr})
+	if err != nil {
+		t.close()
+		return nil, nil, err
+	}
+	if providers.Enabled() {
+		t.providers = providers
+		tel, err := telemetry.New(telemetry.Options{TracerProvider: providers.TracerProvider,
+			MeterProvider: providers.MeterProvider, CaptureContent: strings.EqualFold(os.Getenv(captureContentEnv), "true")})
+		if err != nil {
+			t.close()
+			return nil, nil, err
+		}
+		opts = append(opts, tel.Option())
+	}
 	return t, opts, nil
 }
 
+// flushTimeout bounds how long troupe waits for a telemetry backend when
+// it exits.
+const flushTimeout = 5 * time.Second
+
 // close flushes and closes what openTelemetry opened, reporting failures
 // on stderr.
-func (t *telemetry) close() {
-	if t == nil || t.file == nil {
+func (t *observers) close() {
+	if t == nil {
+		return
+	}
+	if t.providers != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+		if err := t.providers.Shutdown(ctx); err != nil {
+			fmt.Fprintf(t.stderr, "troupe: %v\n", err)
+		}
+		cancel()
+	}
+	if t.file == nil {
 		return
 	}
 	err := t.log.Flush()

@@ -154,7 +154,7 @@ type session struct {
 	engine *flow.Engine
 	// closeMCP stops the run's MCP servers.
 	closeMCP func()
-	tel      *telemetry
+	tel      *observers
 }
 
 func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session, error) {
