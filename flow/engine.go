@@ -64,6 +64,9 @@ type Engine struct {
 	// WithMCP, WithMCPServers).
 	mcp        mcp.Connector
 	mcpServers []mcp.Server
+	// budgets and prices: see WithBudget, WithPrices.
+	budgets Budgets
+	prices  llm.Prices
 	// compileMu keeps two callers from compiling one definition at once
 	// for the cache: compiling may open persistence backends.
 	compileMu sync.Mutex

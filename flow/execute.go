@@ -59,6 +59,11 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: &loopError{method: cm.name, max: r.p.maxCalls}}
 		}
 	}
+	if r.budget != nil {
+		if err := r.budgetCheck(cm); err != nil {
+			return done{}, err
+		}
+	}
 	if r.side != nil && r.side.replay != nil {
 		if e, ok := r.replayNext(cm.name); ok {
 			d := done{out: e.Output}

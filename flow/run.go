@@ -56,6 +56,8 @@ type perRun struct {
 	// watched is set when the caller may stop waiting for the run (its
 	// context can be cancelled): methods then count themselves running.
 	watched bool
+	// budget is what the run spent against its budgets; nil without any.
+	budget *budgetState
 }
 
 // runOut is the part of a run that outlives it.
@@ -185,6 +187,9 @@ func (r *run) release() {
 // The run goes back to the pool only when it returns normally: after a
 // panic some of its goroutines may still use it.
 func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
+	if r.p.budgets != nil {
+		r.budget = newBudgetState(r.p.budgets, r.e.prices)
+	}
 	if sink != nil {
 		def := r.p.def
 		r.events = &eventLog{sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,9 +10,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/troupe-dev/troupe/eventlog"
 	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/telemetry"
 	"github.com/troupe-dev/troupe/telemetry/otlpenv"
 )
@@ -21,10 +24,49 @@ import (
 // OTEL_* variables (see package otlpenv).
 type telemetryFlags struct {
 	events string
+	prices string
 }
 
 func addTelemetryFlags(cmd *cobra.Command, f *telemetryFlags) {
 	cmd.Flags().StringVar(&f.events, "events", "", "write every event of the run to this file as JSON lines (read it with `troupe trace FILE`)")
+	cmd.Flags().StringVar(&f.prices, "prices", "", "model prices for cost budgets: a YAML or JSON file mapping model names to {input, output, cached_input} in US dollars per million tokens")
+}
+
+// loadPrices reads a prices file: model names mapped to prices.
+func loadPrices(path string) (llm.Prices, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--prices: %w", err)
+	}
+	var raw map[string]struct {
+		Input       *float64 `yaml:"input"`
+		Output      *float64 `yaml:"output"`
+		CachedInput float64  `yaml:"cached_input"`
+	}
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("--prices %s: %w", path, err)
+	}
+	prices := llm.Prices{}
+	for model, p := range raw {
+		if p.Input == nil || p.Output == nil {
+			return nil, fmt.Errorf("--prices %s: model %q needs both input and output (US dollars per million tokens)", path, model)
+		}
+		prices[model] = llm.Price{Input: *p.Input, Output: *p.Output, CachedInput: p.CachedInput}
+	}
+	return prices, nil
+}
+
+// reportBudget says, after a run stopped by a budget, what it had spent.
+func reportBudget(w io.Writer, err error) {
+	var be *flow.BudgetError
+	if !errors.As(err, &be) {
+		return
+	}
+	line := fmt.Sprintf("Stopped by the %s budget %s. Spent so far: %s", be.Scope, be.Budget, formatTokens(be.Usage))
+	if be.Cost > 0 {
+		line += fmt.Sprintf(", $%.4f", be.Cost)
+	}
+	fmt.Fprintln(w, line+".")
 }
 
 // observers are what a session sends events to besides the terminal.
@@ -44,6 +86,13 @@ const captureContentEnv = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 func openTelemetry(f telemetryFlags, stderr io.Writer) (*observers, []flow.Option, error) {
 	t := &observers{stderr: stderr}
 	var opts []flow.Option
+	if f.prices != "" {
+		prices, err := loadPrices(f.prices)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts = append(opts, flow.WithPrices(prices))
+	}
 	if f.events != "" {
 		file, err := os.Create(f.events)
 		if err != nil {

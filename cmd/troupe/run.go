@@ -237,6 +237,7 @@ func (s *session) finish(ctx context.Context, cmd *cobra.Command, path string, d
 		if s.flags.asJSON {
 			printDiagnostics(stderr, def.Warnings) // no report will hold them
 		}
+		reportBudget(stderr, err)
 		return interrupted(ctx, err)
 	}
 	out := cmd.OutOrStdout()

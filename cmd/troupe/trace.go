@@ -15,7 +15,8 @@ import (
 )
 
 func newTraceCmd() *cobra.Command {
-	return &cobra.Command{
+	var pricesFile string
+	cmd := &cobra.Command{
 		Use:   "trace FILE",
 		Short: "Print an event log (troupe run --events FILE) as a tree with timings and tokens",
 		Long: "Print the event log FILE, written by `troupe run --events FILE`, as a tree: the\n" +
@@ -32,21 +33,29 @@ func newTraceCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
-			printTrace(cmd.OutOrStdout(), eventlog.Tree(recs))
+			var prices llm.Prices
+			if pricesFile != "" {
+				if prices, err = loadPrices(pricesFile); err != nil {
+					return err
+				}
+			}
+			printTrace(cmd.OutOrStdout(), eventlog.Tree(recs), prices)
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&pricesFile, "prices", "", "model prices (as for `troupe run --prices`), to show what each step cost")
+	return cmd
 }
 
 // printTrace prints steps as a tree, one line each.
-func printTrace(w io.Writer, roots []*eventlog.Node) {
+func printTrace(w io.Writer, roots []*eventlog.Node, prices llm.Prices) {
 	for _, n := range roots {
-		fmt.Fprintln(w, traceLine(n))
-		printChildren(w, n, "")
+		fmt.Fprintln(w, traceLine(n, prices))
+		printChildren(w, n, "", prices)
 	}
 }
 
-func printChildren(w io.Writer, n *eventlog.Node, indent string) {
+func printChildren(w io.Writer, n *eventlog.Node, indent string, prices llm.Prices) {
 	kids := make([]*eventlog.Node, 0, len(n.Children))
 	for _, c := range n.Children {
 		if c.Kind != string(flow.LLMStream) {
@@ -58,14 +67,14 @@ func printChildren(w io.Writer, n *eventlog.Node, indent string) {
 		if i == len(kids)-1 {
 			branch, next = "└─ ", "   "
 		}
-		fmt.Fprintln(w, indent+branch+traceLine(c))
-		printChildren(w, c, indent+next)
+		fmt.Fprintln(w, indent+branch+traceLine(c, prices))
+		printChildren(w, c, indent+next, prices)
 	}
 }
 
 // traceLine is one step: its outcome, what it is, how long it took, what
 // it used and how it failed.
-func traceLine(n *eventlog.Node) string {
+func traceLine(n *eventlog.Node, prices llm.Prices) string {
 	var b strings.Builder
 	b.WriteString(traceMark(n))
 	b.WriteByte(' ')
@@ -75,6 +84,9 @@ func traceLine(n *eventlog.Node) string {
 	}
 	if u := n.TotalUsage(); !u.IsZero() {
 		fmt.Fprintf(&b, "  %s", formatTokens(u))
+	}
+	if cost, ok := nodeCost(n, prices); ok {
+		fmt.Fprintf(&b, "  $%.4f", cost)
 	}
 	errText := n.Error
 	if n.End != nil && n.End.Error != "" {
@@ -113,7 +125,8 @@ func traceName(n *eventlog.Node) string {
 	case flow.AgentStarted:
 		return "agent " + n.Agent
 	case flow.LLMStarted:
-		return strings.TrimSpace("chat " + model)
+		_, bare := llm.ParseModel(model)
+		return strings.TrimSpace("chat " + bare)
 	case flow.ToolStarted:
 		return "tool " + n.Tool
 	case flow.TaskStarted:
@@ -147,4 +160,31 @@ func firstLine(s string) string {
 		return s[:i] + " …"
 	}
 	return s
+}
+
+// nodeCost is what the model calls in n cost at prices; false when n holds
+// none or one of them has no price.
+func nodeCost(n *eventlog.Node, prices llm.Prices) (float64, bool) {
+	if prices == nil {
+		return 0, false
+	}
+	total, calls, priced := 0.0, 0, true
+	var walk func(n *eventlog.Node)
+	walk = func(n *eventlog.Node) {
+		if n.Kind == string(flow.LLMStarted) {
+			calls++
+			p, ok := prices.Lookup(n.Model)
+			if !ok && n.End != nil {
+				p, ok = prices.Lookup(n.End.Model)
+			}
+			priced = priced && ok
+			total += p.Cost(n.StepUsage())
+			return
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(n)
+	return total, calls > 0 && priced
 }

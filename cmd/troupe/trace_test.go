@@ -77,3 +77,51 @@ func TestTraceRejectsWhatIsNoEventLog(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "line 2: not an event record")
 }
+
+// budgetFlow runs two agents in a row; each model call reports 12 tokens.
+const (
+	budgetFlow = `schema: crewai.flow/v1
+name: Budgeted
+config:
+  budgets: {max_tokens: 10}
+methods:
+  first:
+    start: true
+    do: {call: agent, with: {role: One, goal: Answer, backstory: B., input: "one", llm: openai/gpt-4o}}
+  second:
+    listen: first
+    do: {call: agent, with: {role: Two, goal: Answer, backstory: B., input: "two", llm: openai/gpt-4o}}
+`
+	budgetReplies = `replies:
+  - text: ok
+    usage: {input_tokens: 8, output_tokens: 4}
+`
+	budgetPrices = "gpt-4o: {input: 2.5, output: 10}\n"
+)
+
+func TestBudgetStopsACLIRun(t *testing.T) {
+	dir := inTempDir(t)
+	events := filepath.Join(dir, "run.jsonl")
+	code, _, errOut := runCLI(t, "run", flowFile(t, dir, "flow.yaml", budgetFlow),
+		"--llm-script", flowFile(t, dir, "replies.yaml", budgetReplies),
+		"--prices", flowFile(t, dir, "prices.yaml", budgetPrices), "--events", events)
+	require.Equal(t, 1, code, errOut)
+	assert.Contains(t, errOut, `method "second" failed: not started: flow: run budget max_tokens reached: used 12 of 10`)
+	assert.Contains(t, errOut, "Stopped by the run budget max_tokens. Spent so far: tokens 8 in / 4 out, $0.0001.")
+
+	code, out, errOut := runCLI(t, "trace", events, "--prices", filepath.Join(dir, "prices.yaml"))
+	require.Equal(t, 0, code, errOut)
+	// 8 input tokens at $2.5 and 4 output at $10 a million: $0.00006.
+	assert.Regexp(t, `(?m)^└─ ✔ method first .* tokens 8 in / 4 out  \$0\.0001$`, out)
+	assert.Regexp(t, `(?m)^      └─ ✔ chat gpt-4o .* \$0\.0001$`, out)
+	assert.NotContains(t, out, "method second", "the second method never started")
+}
+
+func TestCostBudgetWithoutPricesFailsAtStart(t *testing.T) {
+	dir := inTempDir(t)
+	path := flowFile(t, dir, "flow.yaml", strings.Replace(budgetFlow, "max_tokens: 10", "max_cost: 0.01", 1))
+	code, _, errOut := runCLI(t, "run", path, "--llm-script", flowFile(t, dir, "replies.yaml", budgetReplies))
+	require.Equal(t, 1, code)
+	assert.Contains(t, errOut, `no price is known for model "openai/gpt-4o"`)
+	assert.NotContains(t, errOut, "Stopped by")
+}
