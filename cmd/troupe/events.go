@@ -23,12 +23,14 @@ import (
 // process besides the result: the event log. Traces and metrics follow the
 // OTEL_* variables (see package otlpenv).
 type telemetryFlags struct {
-	events string
-	prices string
+	events   string
+	prices   string
+	progress progressFlag
 }
 
 func addTelemetryFlags(cmd *cobra.Command, f *telemetryFlags) {
 	cmd.Flags().StringVar(&f.events, "events", "", "write every event of the run to this file as JSON lines (read it with `troupe trace FILE`)")
+	addProgressFlag(cmd, &f.progress)
 	cmd.Flags().StringVar(&f.prices, "prices", "", "model prices for cost budgets: a YAML or JSON file mapping model names to {input, output, cached_input} in US dollars per million tokens")
 }
 
@@ -75,6 +77,7 @@ type observers struct {
 	file      *os.File
 	log       *eventlog.Writer
 	providers *otlpenv.Providers
+	prices    llm.Prices
 }
 
 // captureContentEnv turns on message content in spans, as the GenAI
@@ -91,6 +94,7 @@ func openTelemetry(f telemetryFlags, stderr io.Writer) (*observers, []flow.Optio
 		if err != nil {
 			return nil, nil, err
 		}
+		t.prices = prices
 		opts = append(opts, flow.WithPrices(prices))
 	}
 	if f.events != "" {

@@ -155,6 +155,7 @@ type session struct {
 	// closeMCP stops the run's MCP servers.
 	closeMCP func()
 	tel      *observers
+	view     *liveView
 }
 
 func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session, error) {
@@ -204,9 +205,7 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 	} else {
 		opts = append(opts, flow.WithFeedback(flow.PendingProvider))
 	}
-	if !f.asJSON && isTerminal(stderr) {
-		opts = append(opts, flow.WithEvents(progress(stderr)))
-	}
+	opts = append(opts, s.progressOptions(stderr, def)...)
 	if mem != nil {
 		opts = append(opts, flow.WithMemory(mem.Memory))
 	}
@@ -218,6 +217,7 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 }
 
 func (s *session) close() {
+	s.view.stop(nil)
 	s.tel.close()
 	if s.closeMCP != nil {
 		s.closeMCP()
@@ -233,6 +233,7 @@ func (s *session) close() {
 // when Ctrl-C stopped the run).
 func (s *session) finish(ctx context.Context, cmd *cobra.Command, path string, def *flow.Definition, res *flow.Result, err error) error {
 	stderr := cmd.ErrOrStderr()
+	s.view.stop(err)
 	if err != nil {
 		if s.flags.asJSON {
 			printDiagnostics(stderr, def.Warnings) // no report will hold them
