@@ -68,15 +68,18 @@ type Telemetry struct {
 	latest  bool
 
 	mu   sync.Mutex
-	runs map[string]*runSpans
+	runs map[runKey]*runSpans
 }
+
+// runKey identifies a run among those a Telemetry sees.
+type runKey struct{ run, flow string }
 
 // scope names the instrumentation scope of Troupe's spans and metrics.
 const scope = "github.com/troupe-dev/troupe/telemetry"
 
 // New returns a Telemetry recording to the providers of opts.
 func New(opts Options) (*Telemetry, error) {
-	t := &Telemetry{opts: opts, runs: map[string]*runSpans{}}
+	t := &Telemetry{opts: opts, runs: map[runKey]*runSpans{}}
 	switch opts.Semconv {
 	case SemconvLatest:
 		t.latest = true
@@ -115,7 +118,7 @@ func (t *Telemetry) Observe(ev flow.Event) {
 	if t.tracer == nil && t.metrics == nil {
 		return
 	}
-	key := ev.RunID + "\x00" + ev.Flow
+	key := runKey{ev.RunID, ev.Flow}
 	t.mu.Lock()
 	rs := t.runs[key]
 	if rs == nil {
