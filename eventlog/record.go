@@ -50,6 +50,8 @@ type Record struct {
 	// Inputs (flow_started) and Output (method and flow finished) as JSON.
 	Inputs json.RawMessage `json:"inputs,omitempty"`
 	Output json.RawMessage `json:"output,omitempty"`
+	// Outcome is the event a router emitted (method_execution_finished).
+	Outcome string `json:"outcome,omitempty"`
 	// Skill names the skill of skill_* events.
 	Skill string `json:"skill,omitempty"`
 	// Detail is what tools and toolsets report beyond these fields (the
@@ -62,7 +64,7 @@ type Record struct {
 func FromEvent(ev flow.Event) Record {
 	r := Record{Seq: ev.Seq, Parent: ev.Parent, Kind: string(ev.Kind), RunID: ev.RunID, Flow: ev.Flow,
 		Method: ev.Method, Time: ev.Time.UTC(), Agent: ev.Agent, Task: ev.Task, Model: ev.Model, Tool: ev.Tool,
-		CallID: ev.CallID, Arguments: validJSON(ev.Arguments), Text: ev.Text}
+		CallID: ev.CallID, Arguments: validJSON(ev.Arguments), Text: ev.Text, Outcome: ev.Outcome}
 	if ev.Duration > 0 {
 		r.DurationMS = float64(ev.Duration) / float64(time.Millisecond)
 	}

@@ -61,8 +61,10 @@ type Event struct {
 	Duration time.Duration
 	// Inputs is set on flow_started.
 	Inputs map[string]any
-	// Output is set on method and flow finished events.
-	Output any
+	// Output is set on method and flow finished events; Outcome on a
+	// router's method_execution_finished, the event it emitted.
+	Output  any
+	Outcome string
 	// Err is set on failed events.
 	Err error
 	// Agent, Model, Tool, Arguments, Text and Usage describe agent, LLM and

@@ -98,9 +98,17 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 	}
 	d, err = r.record(ctx, cm, d, rc, false)
 	if err == nil && r.events != nil {
-		r.methodEvent(MethodFinished, cm, ev, d.out, nil, started)
+		r.methodDone(cm, ev, d, started)
 	}
 	return d, err
+}
+
+// methodDone emits a method's finished event, with a router's outcome.
+//
+//go:noinline
+func (r *run) methodDone(cm *cmethod, parent int64, d done, started time.Time) {
+	r.events.emitMethod(Event{Kind: MethodFinished, Method: cm.name, Parent: parent, Output: d.out, Outcome: d.event(),
+		Duration: time.Since(started)})
 }
 
 // methodEvent emits a method event. It is kept out of execute so that

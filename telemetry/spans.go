@@ -66,6 +66,9 @@ func (t *Telemetry) record(rs *runSpans, ev flow.Event) bool {
 		status := map[flow.EventKind]string{flow.MethodFinished: "completed", flow.MethodFailed: "failed", flow.MethodPaused: "paused"}[ev.Kind]
 		if st.span != nil {
 			st.span.SetAttributes(attribute.String("troupe.method.status", status))
+			if ev.Outcome != "" {
+				st.span.SetAttributes(attribute.String("troupe.router.outcome", ev.Outcome))
+			}
 			if ev.Kind == flow.MethodFinished {
 				t.content(st, "troupe.method.output", ev.Output)
 			}

@@ -355,3 +355,34 @@ func TestContentIsOptInAndRedacted(t *testing.T) {
 	assert.Contains(t, keys, "gen_ai.input.messages")
 	assert.Contains(t, attrs(s.one("method answer"))["troupe.method.output"].AsString(), `"raw":"Order # shipped."`)
 }
+
+func TestRouterOutcomeAndInvocations(t *testing.T) {
+	def := `
+schema: crewai.flow/v1
+name: Loop
+state: {type: dict, default: {n: 0}}
+methods:
+  step:
+    start: true
+    do: {call: expression, expr: "state.n + 1"}
+  decide:
+    listen: {or: [step, retry]}
+    router: true
+    emit: [again, stop]
+    do: {call: expression, expr: "has(outputs.retry) ? 'stop' : 'again'"}
+  retry:
+    listen: again
+    do: {call: expression, expr: "'more'"}
+`
+	s, err := traceRun(t, def, telemetry.Options{})
+	require.NoError(t, err)
+	decides := s.named("method decide")
+	require.NotEmpty(t, decides)
+	var outcomes []string
+	for i, d := range decides {
+		a := attrs(d)
+		assert.Equal(t, int64(i+1), a["troupe.method.invocation"].AsInt64())
+		outcomes = append(outcomes, a["troupe.router.outcome"].AsString())
+	}
+	assert.Equal(t, []string{"again", "stop"}, outcomes)
+}
