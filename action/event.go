@@ -30,6 +30,11 @@ const (
 	EventTaskCompleted      EventKind = "task_completed"
 	EventGuardrailStarted   EventKind = "guardrail_started"
 	EventGuardrailCompleted EventKind = "guardrail_completed"
+	// An agent's recall from memory before its first model call; Result
+	// holds the recalled memories, one a line, on completion.
+	EventMemoryRetrievalStarted   EventKind = "memory_retrieval_started"
+	EventMemoryRetrievalCompleted EventKind = "memory_retrieval_completed"
+	EventMemoryRetrievalFailed    EventKind = "memory_retrieval_failed"
 	// Agent Skills (package skill), with CrewAI's names.
 	EventSkillDiscoveryStarted   EventKind = "skill_discovery_started"
 	EventSkillDiscoveryCompleted EventKind = "skill_discovery_completed"

@@ -36,6 +36,10 @@ const (
 	TaskCompleted      EventKind = "task_completed"
 	GuardrailStarted   EventKind = "guardrail_started"
 	GuardrailCompleted EventKind = "guardrail_completed"
+	// An agent's recall from the flow's memory.
+	MemoryRetrievalStarted   EventKind = "memory_retrieval_started"
+	MemoryRetrievalCompleted EventKind = "memory_retrieval_completed"
+	MemoryRetrievalFailed    EventKind = "memory_retrieval_failed"
 	// Agent Skills: discovery when an agent's first run starts, skill_used
 	// for its always-on skills at every run, activation when it loads one.
 	SkillDiscoveryStarted   EventKind = "skill_discovery_started"

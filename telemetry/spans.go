@@ -126,6 +126,16 @@ func (t *Telemetry) record(rs *runSpans, ev flow.Event) bool {
 			}
 			t.close(st, ev)
 		}
+	case flow.MemoryRetrievalStarted:
+		t.open(rs, ev, "retrieval memory", trace.SpanKindClient, opName("retrieval"),
+			attribute.String("gen_ai.data_source.id", "memory"), attribute.String("gen_ai.agent.name", ev.Agent))
+	case flow.MemoryRetrievalCompleted, flow.MemoryRetrievalFailed:
+		if st := rs.steps[ev.Parent]; st != nil {
+			if ev.Kind == flow.MemoryRetrievalCompleted {
+				t.content(st, "gen_ai.retrieval.documents", ev.Text)
+			}
+			t.close(st, ev)
+		}
 	case flow.GuardrailStarted:
 		t.open(rs, ev, "guardrail "+ev.Agent, trace.SpanKindInternal,
 			attribute.String("gen_ai.agent.name", ev.Agent), attribute.String("troupe.task.name", ev.Task))

@@ -19,6 +19,7 @@ import (
 	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/llm/fake"
+	"github.com/troupe-dev/troupe/memory"
 	"github.com/troupe-dev/troupe/telemetry"
 )
 
@@ -385,4 +386,27 @@ methods:
 		outcomes = append(outcomes, a["troupe.router.outcome"].AsString())
 	}
 	assert.Equal(t, []string{"again", "stop"}, outcomes)
+}
+
+func TestMemoryRecallIsARetrievalSpan(t *testing.T) {
+	mem, err := memory.New(memory.NewInMemoryStore())
+	require.NoError(t, err)
+	def := `
+schema: crewai.flow/v1
+name: Atlas
+methods:
+  ask:
+    start: true
+    do: {call: agent, with: {role: Guide, goal: Answer, backstory: Remembers., memory: true, input: "Where is Atlantis?", llm: openai/gpt-4o}}
+`
+	model := fake.New(fake.Reply{Text: "Under the sea."})
+	s, err := traceRun(t, def, telemetry.Options{CaptureContent: true}, flow.WithLLM(model), flow.WithMemory(mem))
+	require.NoError(t, err)
+	r := s.one("retrieval memory")
+	assert.Equal(t, trace.SpanKindClient, r.SpanKind)
+	assert.Equal(t, "invoke_agent Guide", s.parent(r))
+	a := attrs(r)
+	assert.Equal(t, "retrieval", a["gen_ai.operation.name"].AsString())
+	assert.Equal(t, "memory", a["gen_ai.data_source.id"].AsString())
+	assert.Equal(t, codes.Unset, r.Status.Code)
 }

@@ -133,6 +133,8 @@ func traceName(n *eventlog.Node) string {
 		return strings.TrimSpace("task " + n.Task)
 	case flow.GuardrailStarted:
 		return "guardrail"
+	case flow.MemoryRetrievalStarted:
+		return "recall memory"
 	}
 	name := n.Kind
 	for _, s := range []string{n.Skill, n.Tool, n.Agent, n.Method} {
