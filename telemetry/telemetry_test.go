@@ -410,3 +410,41 @@ methods:
 	assert.Equal(t, "memory", a["gen_ai.data_source.id"].AsString())
 	assert.Equal(t, codes.Unset, r.Status.Code)
 }
+
+func TestConcurrentRunsKeepTheirOwnTraces(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	tel, err := telemetry.New(telemetry.Options{TracerProvider: tp})
+	require.NoError(t, err)
+	d, err := flow.Parse([]byte(agentFlow), "flow.yaml")
+	require.NoError(t, err)
+	p, err := flow.NewEngine(flow.WithLLM(fake.New(fake.Text("ok"))), flow.WithTools(lookupTool()), tel.Option()).Compile(d)
+	require.NoError(t, err)
+	const runs = 8
+	errs := make(chan error, runs)
+	for range runs {
+		go func() {
+			_, err := p.Run(context.Background(), nil)
+			errs <- err
+		}()
+	}
+	for range runs {
+		require.NoError(t, <-errs)
+	}
+	s := &spans{t: t, all: exp.GetSpans(), byID: map[trace.SpanID]tracetest.SpanStub{}}
+	for _, sp := range s.all {
+		s.byID[sp.SpanContext.SpanID()] = sp
+	}
+	roots := s.named("invoke_workflow Support")
+	require.Len(t, roots, runs)
+	traces := map[trace.TraceID]bool{}
+	for _, r := range roots {
+		traces[r.SpanContext.TraceID()] = true
+	}
+	assert.Len(t, traces, runs, "one trace per run")
+	for _, c := range s.named("chat gpt-4o-mini") {
+		assert.Equal(t, "chat gpt-4o-mini < invoke_agent Support < method answer < invoke_workflow Support", s.path(c))
+		parent := s.byID[c.Parent.SpanID()]
+		assert.Equal(t, parent.SpanContext.TraceID(), c.SpanContext.TraceID())
+	}
+}
