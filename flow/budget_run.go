@@ -44,6 +44,13 @@ func (s *budgetState) of(m map[string]*spend, name string) *spend {
 	return sp
 }
 
+// spent returns the run's usage so far.
+func (s *budgetState) spent() llm.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.run.usage
+}
+
 // beforeMethod refuses to start a method once a budget is reached, and
 // starts the clock of its invocation.
 func (s *budgetState) beforeMethod(method string) error {

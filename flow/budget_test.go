@@ -63,10 +63,12 @@ func toolLoop(usage llm.Usage) *fake.Model {
 func budgetErr(t *testing.T, def string, opts ...flow.Option) (*flow.BudgetError, map[int64]flow.Event) {
 	t.Helper()
 	opt, events := collectEvents()
-	_, err := flow.NewEngine(append(opts, opt)...).Run(context.Background(), mustParse(t, def), nil)
+	res, err := flow.NewEngine(append(opts, opt)...).Run(context.Background(), mustParse(t, def), nil)
 	require.Error(t, err)
 	var be *flow.BudgetError
 	require.ErrorAs(t, err, &be, "%v", err)
+	require.NotNil(t, res, "the partial result comes with the error")
+	assert.Equal(t, be.Usage, res.Usage, "the result's usage is the usage so far")
 	return be, events()
 }
 
@@ -91,6 +93,10 @@ func TestRunTokenBudgetStopsBeforeTheNextMethod(t *testing.T) {
 	assert.Equal(t, 2, model.Calls(), "the second call finished; the third method never called the model")
 	assert.Equal(t, []string{"first", "second"}, started(events, flow.MethodStarted), "third never started")
 	assert.Equal(t, "flow: run budget max_tokens reached: used 120 of 100", be.Error())
+	res, err := flow.NewEngine(flow.WithLLM(fake.New(fake.Reply{Text: "ok", Usage: &usage})), flow.WithBudget(flow.Budget{MaxTokens: 100})).
+		Run(context.Background(), mustParse(t, budgetChain), nil)
+	require.Error(t, err)
+	assert.Equal(t, []string{"first", "second"}, res.Trace, "the methods that ran")
 }
 
 func TestMethodToolCallBudget(t *testing.T) {

@@ -243,6 +243,12 @@ func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	if err != nil {
 		r.ended(ctx, Event{Kind: FlowFailed, Parent: root, Err: err}, start, debug, "flow failed", "error", err)
+		if r.budget != nil && errors.As(err, new(*BudgetError)) {
+			// What ran before the budget stopped the run, with the usage
+			// of every model call (a stopped agent reports none itself).
+			res.Usage = r.budget.spent()
+			return res, err
+		}
 		return nil, err
 	}
 	if r.events == nil && !debug {
