@@ -9,6 +9,7 @@
 //     all: nothing is exported, and nothing slows a run down, by default.
 //   - OTEL_EXPORTER_OTLP_PROTOCOL (or the per-signal _TRACES_PROTOCOL,
 //     _METRICS_PROTOCOL): http/protobuf (the default) or grpc.
+//   - OTEL_SDK_DISABLED=true turns everything off.
 //   - OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name the service
 //     (troupe by default); the exporters read the other OTEL_EXPORTER_OTLP_*
 //     variables (headers, timeout, compression, certificates) themselves.
@@ -92,6 +93,9 @@ func FromEnv(ctx context.Context, cfg Config) (*Providers, error) {
 	}
 	if cfg.ServiceName == "" {
 		cfg.ServiceName = "troupe"
+	}
+	if strings.EqualFold(strings.TrimSpace(cfg.Getenv("OTEL_SDK_DISABLED")), "true") {
+		return &Providers{}, nil
 	}
 	traces, err := exporterFor(cfg.Getenv, "TRACES")
 	if err != nil {
