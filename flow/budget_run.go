@@ -148,11 +148,17 @@ func (s *budgetState) check(now time.Time, tool bool, method, agent string) *Bud
 	return nil
 }
 
-// budgetCheck is execute's check that the run may start a method.
-//
-//go:noinline
+// budget returns the run's budget state, nil when it has no budgets.
+func (r *run) budget() *budgetState {
+	if r.side == nil {
+		return nil
+	}
+	return r.side.budget
+}
+
+// budgetCheck is the check that the run may start a method.
 func (r *run) budgetCheck(cm *cmethod) error {
-	if err := r.budget.beforeMethod(cm.name); err != nil {
+	if err := r.side.budget.beforeMethod(cm.name); err != nil {
 		return &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: fmt.Errorf("not started: %w", err)}
 	}
 	return nil

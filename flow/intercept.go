@@ -70,11 +70,12 @@ type invocationKey struct{}
 
 // invoke runs a method's action through the engine's interceptors.
 func (r *run) invoke(ctx context.Context, cm *cmethod, trigger any) (any, error) {
-	if len(r.e.intercept) == 0 && r.budget == nil {
+	budget := r.budget()
+	if len(r.e.intercept) == 0 && budget == nil {
 		return cm.run(ctx, r, cm.scope, trigger)
 	}
 	inv := &invocation{call: Effect{RunID: r.res.RunID, Flow: r.p.def.Name, Method: cm.name, Kind: EffectMethod,
-		Invocation: int(r.methods[cm.idx].invocations.Add(1))}, budget: r.budget}
+		Invocation: int(r.methods[cm.idx].invocations.Add(1))}, budget: budget}
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 	return r.e.intercepted(ctx, inv.call, func(ctx context.Context) (any, error) {
 		return cm.run(ctx, r, cm.scope, trigger)

@@ -56,8 +56,6 @@ type perRun struct {
 	// watched is set when the caller may stop waiting for the run (its
 	// context can be cancelled): methods then count themselves running.
 	watched bool
-	// budget is what the run spent against its budgets; nil without any.
-	budget *budgetState
 }
 
 // runOut is the part of a run that outlives it.
@@ -137,6 +135,10 @@ type runSide struct {
 	home    store.Store
 	pending *store.PendingFeedback
 	saves   saver
+	// budget is what the run spent against its budgets; nil without any.
+	// It lives here, off the path of runs without a runSide, so that runs
+	// without budgets pay nothing for them (BenchmarkW1Chain10).
+	budget *budgetState
 }
 
 func (p *Program) run(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
@@ -188,7 +190,10 @@ func (r *run) release() {
 // panic some of its goroutines may still use it.
 func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
 	if r.p.budgets != nil {
-		r.budget = newBudgetState(r.p.budgets, r.e.prices)
+		if r.side == nil {
+			r.side = new(runSide)
+		}
+		r.side.budget = newBudgetState(r.p.budgets, r.e.prices)
 	}
 	if sink != nil {
 		def := r.p.def
@@ -243,10 +248,10 @@ func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	if err != nil {
 		r.ended(ctx, Event{Kind: FlowFailed, Parent: root, Err: err}, start, debug, "flow failed", "error", err)
-		if r.budget != nil && errors.As(err, new(*BudgetError)) {
+		if b := r.budget(); b != nil && errors.As(err, new(*BudgetError)) {
 			// What ran before the budget stopped the run, with the usage
 			// of every model call (a stopped agent reports none itself).
-			res.Usage = r.budget.spent()
+			res.Usage = b.spent()
 			return res, err
 		}
 		return nil, err
