@@ -63,7 +63,7 @@ func (t *Telemetry) record(rs *runSpans, ev flow.Event) bool {
 		if st == nil {
 			return false
 		}
-		status := map[flow.EventKind]string{flow.MethodFinished: "completed", flow.MethodFailed: "failed", flow.MethodPaused: "paused"}[ev.Kind]
+		status := statusOf(ev.Kind)
 		if st.span != nil {
 			st.span.SetAttributes(attribute.String("troupe.method.status", status))
 			if ev.Outcome != "" {
@@ -145,6 +145,17 @@ func (t *Telemetry) record(rs *runSpans, ev flow.Event) bool {
 	return false
 }
 
+// statusOf is the status a closing event of a method or run reports.
+func statusOf(kind flow.EventKind) string {
+	switch kind {
+	case flow.MethodFailed, flow.FlowFailed:
+		return "failed"
+	case flow.MethodPaused, flow.FlowPaused:
+		return "paused"
+	}
+	return "completed"
+}
+
 // opName is the gen_ai.operation.name attribute.
 func opName(op string) attribute.KeyValue { return attribute.String("gen_ai.operation.name", op) }
 
@@ -182,7 +193,7 @@ func (t *Telemetry) close(st *step, ev flow.Event) {
 // endRun ends the run's span and every span the run left open (a step
 // that failed without a closing event), and records the run's metrics.
 func (t *Telemetry) endRun(rs *runSpans, ev flow.Event) {
-	status := map[flow.EventKind]string{flow.FlowFinished: "completed", flow.FlowFailed: "failed", flow.FlowPaused: "paused"}[ev.Kind]
+	status := statusOf(ev.Kind)
 	t.metrics.run(ev, status)
 	root := rs.steps[ev.Parent]
 	for seq, st := range rs.steps {
