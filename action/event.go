@@ -30,6 +30,11 @@ const (
 	EventTaskCompleted      EventKind = "task_completed"
 	EventGuardrailStarted   EventKind = "guardrail_started"
 	EventGuardrailCompleted EventKind = "guardrail_completed"
+	// An agent's recall from memory before its first model call; Result
+	// holds the recalled memories, one a line, on completion.
+	EventMemoryRetrievalStarted   EventKind = "memory_retrieval_started"
+	EventMemoryRetrievalCompleted EventKind = "memory_retrieval_completed"
+	EventMemoryRetrievalFailed    EventKind = "memory_retrieval_failed"
 	// Agent Skills (package skill), with CrewAI's names.
 	EventSkillDiscoveryStarted   EventKind = "skill_discovery_started"
 	EventSkillDiscoveryCompleted EventKind = "skill_discovery_completed"
@@ -87,7 +92,8 @@ type Event struct {
 	Skill *SkillInfo
 	// Detail holds what an event reported by a tool or toolset says beyond
 	// the fields above, as a struct of the reporting package (an
-	// mcp.EventDetail for MCP events); nil for the loop's own events.
+	// mcp.EventDetail for MCP events); a *ModelCall on the loop's
+	// llm_call_* events, nil on its other events.
 	Detail any
 }
 

@@ -64,7 +64,7 @@ func newLoop(spec *AgentSpec, task AgentTask, em emitter, stream bool, lim *rate
 func (l *loop) run(ctx context.Context) (*AgentOutput, error) {
 	var memories []string
 	if l.spec.Memory != nil {
-		m, err := l.spec.Memory.Recall(ctx, l.task.Input)
+		m, err := l.recall(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
@@ -89,6 +89,21 @@ func (l *loop) run(ctx context.Context) (*AgentOutput, error) {
 	out.ToolFailures = l.tb.failures
 	out.Iterations = l.iter
 	return out, nil
+}
+
+// recall asks the agent's memory for what bears on its task, reporting it.
+func (l *loop) recall(ctx context.Context) ([]string, error) {
+	role, task := l.spec.Role, l.task.Name
+	id := l.em.emit(ctx, Event{Kind: EventMemoryRetrievalStarted, Agent: role, Task: task})
+	start := time.Now()
+	m, err := l.spec.Memory.Recall(ctx, l.task.Input)
+	if err != nil {
+		l.em.emit(ctx, Event{Kind: EventMemoryRetrievalFailed, Parent: id, Agent: role, Task: task, Err: err, Duration: time.Since(start)})
+		return nil, err
+	}
+	l.em.emit(ctx, Event{Kind: EventMemoryRetrievalCompleted, Parent: id, Agent: role, Task: task,
+		Result: strings.Join(m, "\n"), Duration: time.Since(start)})
+	return m, nil
 }
 
 // iterate runs LLM rounds until the model gives its final answer.
@@ -242,7 +257,8 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 	}
 	l.turns++
 	role, task := l.spec.Role, l.task.Name
-	id := l.em.emit(ctx, Event{Kind: EventLLMStarted, Agent: role, Task: task, Model: l.spec.ModelName, Iteration: l.iter})
+	id := l.em.emit(ctx, Event{Kind: EventLLMStarted, Agent: role, Task: task, Model: l.spec.ModelName, Iteration: l.iter,
+		Detail: l.modelCall(req, nil)})
 	start := time.Now()
 	call := Call{Kind: CallModel, Agent: role, Task: task, Name: l.spec.ModelName, Turn: l.turns, Request: req, Stream: l.stream}
 	resp, err := l.em.interceptedModel(withParent(ctx, id), call, func(ctx context.Context) (*llm.Response, error) {
@@ -255,7 +271,8 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 		err = errEmptyReply
 	}
 	if err != nil {
-		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: time.Since(start), Iteration: l.iter})
+		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: time.Since(start), Iteration: l.iter,
+			Detail: l.modelCall(req, nil)})
 		return nil, err
 	}
 	l.usage.Add(resp.Usage)
@@ -263,7 +280,8 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 	if model == "" {
 		model = l.spec.ModelName
 	}
-	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: time.Since(start), Iteration: l.iter})
+	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: time.Since(start), Iteration: l.iter,
+		Detail: l.modelCall(req, resp)})
 	return resp, nil
 }
 

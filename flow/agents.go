@@ -232,7 +232,7 @@ func (r *run) agentOptions(ctx context.Context, method string) *action.RunOption
 	if r.e.logger.Enabled(context.Background(), -4) {
 		opts.Logger = r.e.logger
 	}
-	if len(r.e.intercept) > 0 {
+	if len(r.e.intercept) > 0 || r.budget() != nil {
 		opts.Intercept = r.e.interceptCalls
 	}
 	if r.events != nil {
@@ -246,7 +246,7 @@ func (r *run) agentOptions(ctx context.Context, method string) *action.RunOption
 				parent = p
 			}
 			seqs[ev.ID] = r.events.emit(Event{Kind: EventKind(ev.Kind), Parent: parent, Method: method, Agent: ev.Agent,
-				Model: ev.Model, Tool: ev.Tool, Arguments: ev.Arguments, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
+				Model: ev.Model, Tool: ev.Tool, Arguments: ev.Arguments, Task: ev.Task, CallID: ev.CallID, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
 				Err: ev.Err, Duration: ev.Duration, Skill: ev.Skill, Detail: ev.Detail})
 		}
 	}

@@ -33,8 +33,10 @@ type Program struct {
 	// for every event that has listeners or is declared in some emit.
 	routes   map[string]*route
 	maxCalls int
-	state    *stateInit
-	nSeen    int // leaves of all conditions
+	// budgets are the runs' budgets; nil when none is set.
+	budgets *Budgets
+	state   *stateInit
+	nSeen   int // leaves of all conditions
 	// flowStore is the store of flow-level persist, which restores runs by
 	// id; hash identifies the definition in snapshots.
 	flowStore store.Store
@@ -301,6 +303,11 @@ func (e *Engine) compile(def *Definition) (*Program, error) {
 	if len(problems) > 0 {
 		return nil, &CompileError{Flow: def.Name, Problems: problems}
 	}
+	if p.budgets = e.budgetsOf(def); p.budgets != nil {
+		if err := e.checkPrices(def, p.budgets); err != nil {
+			return nil, err
+		}
+	}
 	for _, cm := range p.methods {
 		m := cm.m
 		var cond *Condition
@@ -335,7 +342,7 @@ func (e *Engine) compile(def *Definition) (*Program, error) {
 	}
 	for _, cm := range p.methods {
 		cm.simple = !cm.start && cm.cond != nil && cm.cond.op == ""
-		cm.direct = cm.m.HumanFeedback == nil && len(e.intercept) == 0
+		cm.direct = cm.m.HumanFeedback == nil && len(e.intercept) == 0 && p.budgets == nil
 		if cm.cond != nil {
 			cm.flat = cm.cond.flatness()
 		}

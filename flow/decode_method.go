@@ -7,7 +7,7 @@ func (d *decoder) method(path, name string, n *node) *Method {
 		return nil
 	}
 	f := d.fields(path, n, extraIgnore, "description", "do", "start", "listen", "router", "emit",
-		"human_feedback", "persist")
+		"human_feedback", "persist", "budgets")
 	m := &Method{Name: name}
 	m.Description = d.optStr(join(path, "description"), f["description"])
 	if v, ok := f["do"]; ok {
@@ -32,6 +32,9 @@ func (d *decoder) method(path, name string, n *node) *Method {
 	m.Emit = d.strList(join(path, "emit"), f["emit"])
 	if v := f["human_feedback"]; v != nil && !v.isNull() {
 		m.HumanFeedback = d.humanFeedback(join(path, "human_feedback"), v)
+	}
+	if v := f["budgets"]; v != nil && !v.isNull() {
+		m.Budget = d.budget(join(path, "budgets"), v)
 	}
 	if v := f["persist"]; v != nil && !v.isNull() {
 		m.Persist = d.persist(join(path, "persist"), v)

@@ -90,6 +90,9 @@ type Method struct {
 	Emit          []string
 	HumanFeedback *HumanFeedback
 	Persist       *Persist
+	// Budget is the method's budgets block (a Troupe extension); nil when
+	// not set.
+	Budget *Budget
 }
 
 // IsStart reports whether the method runs at kickoff or on a start condition.
@@ -177,6 +180,9 @@ type Config struct {
 	DeferTraceFinalization bool
 	// Checkpoint is nil, true, or a map of checkpoint settings.
 	Checkpoint *Checkpoint
+	// Budgets is config.budgets (a Troupe extension): the run's budget and
+	// its agents'; nil when not set. Methods' own are Method.Budget.
+	Budgets *Budgets
 }
 
 // DefaultMaxMethodCalls is CrewAI's per-listener call cap per run.

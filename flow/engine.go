@@ -64,6 +64,9 @@ type Engine struct {
 	// WithMCP, WithMCPServers).
 	mcp        mcp.Connector
 	mcpServers []mcp.Server
+	// budgets and prices: see WithBudget, WithPrices.
+	budgets Budgets
+	prices  llm.Prices
 	// compileMu keeps two callers from compiling one definition at once
 	// for the cache: compiling may open persistence backends.
 	compileMu sync.Mutex
@@ -145,8 +148,19 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithEvents delivers every event of every run to fn, in order, one at a
-// time per run. fn must not block for long: runs wait for it.
-func WithEvents(fn func(Event)) Option { return func(e *Engine) { e.onEvent = fn } }
+// time per run. fn must not block for long: runs wait for it. Several
+// WithEvents options each get every event, in the order given.
+func WithEvents(fn func(Event)) Option {
+	return func(e *Engine) {
+		if prev := e.onEvent; prev != nil && fn != nil {
+			e.onEvent = func(ev Event) { prev(ev); fn(ev) }
+			return
+		}
+		if fn != nil {
+			e.onEvent = fn
+		}
+	}
+}
 
 func (e *Engine) handler(ref string) (Handler, bool) {
 	e.mu.RLock()

@@ -36,6 +36,10 @@ const (
 	TaskCompleted      EventKind = "task_completed"
 	GuardrailStarted   EventKind = "guardrail_started"
 	GuardrailCompleted EventKind = "guardrail_completed"
+	// An agent's recall from the flow's memory.
+	MemoryRetrievalStarted   EventKind = "memory_retrieval_started"
+	MemoryRetrievalCompleted EventKind = "memory_retrieval_completed"
+	MemoryRetrievalFailed    EventKind = "memory_retrieval_failed"
 	// Agent Skills: discovery when an agent's first run starts, skill_used
 	// for its always-on skills at every run, activation when it loads one.
 	SkillDiscoveryStarted   EventKind = "skill_discovery_started"
@@ -61,8 +65,10 @@ type Event struct {
 	Duration time.Duration
 	// Inputs is set on flow_started.
 	Inputs map[string]any
-	// Output is set on method and flow finished events.
-	Output any
+	// Output is set on method and flow finished events; Outcome on a
+	// router's method_execution_finished, the event it emitted.
+	Output  any
+	Outcome string
 	// Err is set on failed events.
 	Err error
 	// Agent, Model, Tool, Arguments, Text and Usage describe agent, LLM and
@@ -71,8 +77,11 @@ type Event struct {
 	Model     string
 	Tool      string
 	Arguments json.RawMessage
-	Text      string
-	Usage     llm.Usage
+	// Task names a crew task (task_* events); CallID is a tool call's id.
+	Task   string
+	CallID string
+	Text   string
+	Usage  llm.Usage
 	// Result is set on flow_finished.
 	Result *Result
 	// Skill describes the skill of a skill_* event.

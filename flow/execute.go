@@ -59,13 +59,9 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 			return done{}, &MethodError{Flow: r.p.def.Name, Method: cm.name, Err: &loopError{method: cm.name, max: r.p.maxCalls}}
 		}
 	}
-	if r.side != nil && r.side.replay != nil {
-		if e, ok := r.replayNext(cm.name); ok {
-			d := done{out: e.Output}
-			if e.Outcome != "" {
-				d = r.routed(e.Output, e.Outcome)
-			}
-			return r.record(ctx, cm, d, rc, true)
+	if r.side != nil {
+		if d, ok, err := r.beforeSide(ctx, cm, rc); ok {
+			return d, err
 		}
 	}
 	var started time.Time
@@ -93,9 +89,43 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 	}
 	d, err = r.record(ctx, cm, d, rc, false)
 	if err == nil && r.events != nil {
-		r.methodEvent(MethodFinished, cm, ev, d.out, nil, started)
+		r.methodDone(cm, ev, d, started)
 	}
 	return d, err
+}
+
+// methodDone emits a method's finished event, with a router's outcome.
+//
+//go:noinline
+func (r *run) methodDone(cm *cmethod, parent int64, d done, started time.Time) {
+	r.events.emitMethod(Event{Kind: MethodFinished, Method: cm.name, Parent: parent, Output: d.out, Outcome: d.event(),
+		Duration: time.Since(started)})
+}
+
+// beforeSide is what execute does first in runs with a runSide: refuse
+// the method once a budget is reached, or take its output from the journal
+// a resumed run replays. ok reports that it did either.
+//
+//go:noinline
+func (r *run) beforeSide(ctx context.Context, cm *cmethod, rc *race) (d done, ok bool, err error) {
+	if r.side.budget != nil {
+		if err := r.budgetCheck(cm); err != nil {
+			return done{}, true, err
+		}
+	}
+	if r.side.replay == nil {
+		return done{}, false, nil
+	}
+	e, ok := r.replayNext(cm.name)
+	if !ok {
+		return done{}, false, nil
+	}
+	d = done{out: e.Output}
+	if e.Outcome != "" {
+		d = r.routed(e.Output, e.Outcome)
+	}
+	d, err = r.record(ctx, cm, d, rc, true)
+	return d, true, err
 }
 
 // methodEvent emits a method event. It is kept out of execute so that

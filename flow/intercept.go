@@ -61,19 +61,21 @@ func (e *Engine) intercepted(ctx context.Context, c Effect, next func(context.Co
 
 // invocation is the method call an agent's model and tool calls belong to.
 type invocation struct {
-	call  Effect
-	calls atomic.Int32
+	call   Effect
+	calls  atomic.Int32
+	budget *budgetState
 }
 
 type invocationKey struct{}
 
 // invoke runs a method's action through the engine's interceptors.
 func (r *run) invoke(ctx context.Context, cm *cmethod, trigger any) (any, error) {
-	if len(r.e.intercept) == 0 {
+	budget := r.budget()
+	if len(r.e.intercept) == 0 && budget == nil {
 		return cm.run(ctx, r, cm.scope, trigger)
 	}
 	inv := &invocation{call: Effect{RunID: r.res.RunID, Flow: r.p.def.Name, Method: cm.name, Kind: EffectMethod,
-		Invocation: int(r.methods[cm.idx].invocations.Add(1))}}
+		Invocation: int(r.methods[cm.idx].invocations.Add(1))}, budget: budget}
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 	return r.e.intercepted(ctx, inv.call, func(ctx context.Context) (any, error) {
 		return cm.run(ctx, r, cm.scope, trigger)
@@ -103,6 +105,11 @@ func (e *Engine) interceptCalls(ctx context.Context, c action.Call, next func(co
 	eff, ok := sideCall(ctx, kind, c.Name)
 	if !ok {
 		return next(ctx)
+	}
+	if inv := ctx.Value(invocationKey{}).(*invocation); inv.budget != nil {
+		return inv.budget.call(ctx, kind, eff.Method, c.Agent, c.Name, func(ctx context.Context) (any, error) {
+			return e.intercepted(ctx, eff, next)
+		})
 	}
 	return e.intercepted(ctx, eff, next)
 }

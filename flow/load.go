@@ -295,7 +295,7 @@ func (d *decoder) config(path string, n *node) Config {
 		return c
 	}
 	f := d.fields(path, n, extraIgnore, "tracing", "stream", "memory", "input_provider",
-		"suppress_flow_events", "max_method_calls", "defer_trace_finalization", "checkpoint")
+		"suppress_flow_events", "max_method_calls", "defer_trace_finalization", "checkpoint", "budgets")
 	c.Tracing = d.optBool(join(path, "tracing"), f["tracing"])
 	if v := f["stream"]; v != nil {
 		c.Stream = d.boolean(join(path, "stream"), v)
@@ -309,6 +309,9 @@ func (d *decoder) config(path string, n *node) Config {
 		if i := d.optInt(join(path, "max_method_calls"), v); i != nil {
 			c.MaxMethodCalls = *i
 		}
+	}
+	if v := f["budgets"]; v != nil && !v.isNull() {
+		c.Budgets = d.budgets(join(path, "budgets"), v)
 	}
 	if v := f["defer_trace_finalization"]; v != nil {
 		c.DeferTraceFinalization = d.boolean(join(path, "defer_trace_finalization"), v)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -159,10 +161,39 @@ func (w *docWriter) configNode(c *Config) *yaml.Node {
 			m.add("checkpoint", w.dataNode("config.checkpoint", map[string]any{"location": cp.Location}))
 		}
 	}
+	if b := c.Budgets; b != nil {
+		bm := budgetMap(b.Run)
+		if len(b.Agents) > 0 {
+			am := newDocMap()
+			for _, role := range slices.Sorted(maps.Keys(b.Agents)) {
+				am.add(role, budgetMap(b.Agents[role]).Node)
+			}
+			bm.add("agents", am.Node)
+		}
+		m.add("budgets", bm.Node)
+	}
 	if len(m.Content) == 0 {
 		return nil
 	}
 	return m.Node
+}
+
+// budgetMap writes the limits b sets.
+func budgetMap(b Budget) docMap {
+	m := newDocMap()
+	if b.MaxTokens > 0 {
+		m.add("max_tokens", intNode(b.MaxTokens))
+	}
+	if b.MaxCost > 0 {
+		m.add("max_cost", floatNode(b.MaxCost))
+	}
+	if b.MaxWallTime > 0 {
+		m.add("max_wall_time", strNode(b.MaxWallTime.String()))
+	}
+	if b.MaxToolCalls > 0 {
+		m.add("max_tool_calls", intNode(int64(b.MaxToolCalls)))
+	}
+	return m
 }
 
 // defaultCheckpointLocation is where CrewAI keeps checkpoints by default.
@@ -225,6 +256,9 @@ func (w *docWriter) methodNode(m *Method) *yaml.Node {
 	}
 	if m.HumanFeedback != nil {
 		n.add("human_feedback", w.humanFeedbackNode(join(path, "human_feedback"), m.HumanFeedback))
+	}
+	if m.Budget != nil {
+		n.add("budgets", budgetMap(*m.Budget).Node)
 	}
 	if m.Persist != nil {
 		n.add("persist", w.persistNode(join(path, "persist"), m.Persist))

@@ -19,7 +19,9 @@ func (p *Program) Definition() *Definition { return p.def }
 // Run runs the flow once with inputs merged into its initial state and
 // returns the result. A failing method stops the run: its siblings are
 // cancelled and the error, a *MethodError, names the method. Cancelling
-// ctx stops the run promptly.
+// ctx stops the run promptly. A run a budget stopped (the error wraps a
+// *BudgetError) also returns its partial result: the outputs, state and
+// usage so far.
 func (p *Program) Run(ctx context.Context, inputs map[string]any) (*Result, error) {
 	return p.run(ctx, inputs, p.e.onEvent)
 }

@@ -135,6 +135,10 @@ type runSide struct {
 	home    store.Store
 	pending *store.PendingFeedback
 	saves   saver
+	// budget is what the run spent against its budgets; nil without any.
+	// It lives here, off the path of runs without a runSide, so that runs
+	// without budgets pay nothing for them (BenchmarkW1Chain10).
+	budget *budgetState
 }
 
 func (p *Program) run(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
@@ -185,6 +189,12 @@ func (r *run) release() {
 // The run goes back to the pool only when it returns normally: after a
 // panic some of its goroutines may still use it.
 func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)) (*Result, error) {
+	if r.p.budgets != nil {
+		if r.side == nil {
+			r.side = new(runSide)
+		}
+		r.side.budget = newBudgetState(r.p.budgets, r.e.prices)
+	}
 	if sink != nil {
 		def := r.p.def
 		r.events = &eventLog{sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
@@ -238,6 +248,12 @@ func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)
 	}
 	if err != nil {
 		r.ended(ctx, Event{Kind: FlowFailed, Parent: root, Err: err}, start, debug, "flow failed", "error", err)
+		if b := r.budget(); b != nil && errors.As(err, new(*BudgetError)) {
+			// What ran before the budget stopped the run, with the usage
+			// of every model call (a stopped agent reports none itself).
+			res.Usage = b.spent()
+			return res, err
+		}
 		return nil, err
 	}
 	if r.events == nil && !debug {

@@ -156,7 +156,11 @@ func (b *batch) run(k int) {
 	if err != nil {
 		b.errs[k] = err
 		b.r.fail(err)
-		b.cancel(err)
+		if !errors.As(err, new(*BudgetError)) {
+			b.cancel(err)
+		}
+		// A budget lets the siblings finish the step under way: they are
+		// refused at their next one.
 	}
 }
 

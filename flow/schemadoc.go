@@ -128,6 +128,21 @@ type docConfig struct {
 	MaxMethodCalls         int            `json:"max_method_calls,omitempty" jsonschema:"minimum=1" jsonschema_description:"How many times one listener may run in a run (default 100, at least 1)."`
 	DeferTraceFinalization bool           `json:"defer_trace_finalization,omitempty"`
 	Checkpoint             *docCheckpoint `json:"checkpoint,omitempty"`
+	Budgets                *docBudgets    `json:"budgets,omitempty" jsonschema_description:"Troupe: limits on the run's tokens, cost, wall time and tool calls, and per agent role."`
+}
+
+// docBudget is a budgets block: positive limits, each optional.
+type docBudget struct {
+	MaxTokens    int     `json:"max_tokens,omitempty" jsonschema:"minimum=1"`
+	MaxCost      float64 `json:"max_cost,omitempty" jsonschema:"exclusiveMinimum=0" jsonschema_description:"US dollars, priced with the host's price table."`
+	MaxWallTime  any     `json:"max_wall_time,omitempty" jsonschema:"oneof_type=number;string" jsonschema_description:"Seconds, or a duration such as 90s or 5m."`
+	MaxToolCalls int     `json:"max_tool_calls,omitempty" jsonschema:"minimum=1"`
+}
+
+// docBudgets is config.budgets: the run's limits and each agent role's.
+type docBudgets struct {
+	docBudget
+	Agents map[string]docBudget `json:"agents,omitempty"`
 }
 
 // JSONSchemaExtend keeps unknown config keys, as CrewAI does.
@@ -169,6 +184,7 @@ type docMethod struct {
 	Emit          []string          `json:"emit,omitempty" jsonschema:"nullable" jsonschema_description:"The outcomes a router may return."`
 	HumanFeedback *docHumanFeedback `json:"human_feedback,omitempty" jsonschema:"nullable"`
 	Persist       *docPersist       `json:"persist,omitempty" jsonschema:"nullable"`
+	Budgets       *docBudget        `json:"budgets,omitempty" jsonschema_description:"Troupe: limits on this method's tokens, cost, wall time (per invocation) and tool calls."`
 }
 
 // JSONSchemaExtend keeps unknown method keys, as CrewAI does.

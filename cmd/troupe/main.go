@@ -64,6 +64,7 @@ func subcommands() []*cobra.Command {
 		newSkillsCmd(),
 		newMCPCmd(),
 		newAgentCmd(),
+		newTraceCmd(),
 	}
 }
 

@@ -302,7 +302,8 @@ func TestRunPrintsStreamOnTerminal(t *testing.T) {
 			if c.terminal {
 				stderr = ttyWriter{&errOut}
 			}
-			code := run([]string{"run", path}, strings.NewReader(""), &out, stderr)
+			// The step lines, not the live view (progress_test.go tests it).
+			code := run([]string{"run", path, "--progress=never"}, strings.NewReader(""), &out, stderr)
 			require.Equal(t, exitOK, code, errOut.String())
 			assert.Equal(t, story+"\n", out.String())
 			if c.terminal {

@@ -35,6 +35,7 @@ type runFlags struct {
 	// allowSkillScripts lets agents run their skills' scripts.
 	allowSkillScripts bool
 	mcpSessions       string
+	telemetryFlags
 }
 
 // defaultStore is where runs are saved, relative to the working folder.
@@ -75,6 +76,7 @@ func addEngineFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.store, "store", defaultStore, "the SQLite file runs are saved in (persist blocks, pauses)")
 	cmd.Flags().StringVar(&f.memory, "memory", defaultMemory, "the SQLite file of the flow's memory (config.memory, memory: true)")
 	addMCPFlags(cmd, f)
+	addTelemetryFlags(cmd, &f.telemetryFlags)
 }
 
 // flowPath is the FILE argument, ./flow.yaml by default.
@@ -152,6 +154,8 @@ type session struct {
 	engine *flow.Engine
 	// closeMCP stops the run's MCP servers.
 	closeMCP func()
+	tel      *observers
+	view     *liveView
 }
 
 func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session, error) {
@@ -173,6 +177,11 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 		return nil, err
 	}
 	s.memory = mem
+	tel, telOpts, err := openTelemetry(f.telemetryFlags, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.tel = tel
 	opts := []flow.Option{
 		flow.WithScripts(f.allowScripts || scriptsFromEnv()),
 		flow.WithStore(s.stores.store(f.store)),
@@ -196,20 +205,20 @@ func newSession(cmd *cobra.Command, f runFlags, def *flow.Definition) (*session,
 	} else {
 		opts = append(opts, flow.WithFeedback(flow.PendingProvider))
 	}
-	if !f.asJSON && isTerminal(stderr) {
-		opts = append(opts, flow.WithEvents(progress(stderr)))
-	}
+	opts = append(opts, s.progressOptions(stderr, def)...)
 	if mem != nil {
 		opts = append(opts, flow.WithMemory(mem.Memory))
 	}
 	mcpOpt, closeMCP := mcpConnector(stderr, f.mcpSessions)
 	opts = append(opts, mcpOpt)
 	s.closeMCP = closeMCP
-	s.engine = flow.NewEngine(opts...)
+	s.engine = flow.NewEngine(append(opts, telOpts...)...)
 	return s, nil
 }
 
 func (s *session) close() {
+	s.view.stop(nil)
+	s.tel.close()
 	if s.closeMCP != nil {
 		s.closeMCP()
 	}
@@ -224,10 +233,12 @@ func (s *session) close() {
 // when Ctrl-C stopped the run).
 func (s *session) finish(ctx context.Context, cmd *cobra.Command, path string, def *flow.Definition, res *flow.Result, err error) error {
 	stderr := cmd.ErrOrStderr()
+	s.view.stop(err)
 	if err != nil {
 		if s.flags.asJSON {
 			printDiagnostics(stderr, def.Warnings) // no report will hold them
 		}
+		reportBudget(stderr, err)
 		return interrupted(ctx, err)
 	}
 	out := cmd.OutOrStdout()
