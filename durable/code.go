@@ -1,11 +1,10 @@
 package durable
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 
+	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
@@ -26,67 +25,11 @@ type CodeResult struct {
 	Patch Patch
 }
 
-// A Patch is a change to a run's state: keys set (to Troupe data) and keys
-// deleted. Patches of methods that finish one after another apply in that
-// order.
-type Patch struct {
-	Set    map[string]any `json:"set,omitempty"`
-	Delete []string       `json:"delete,omitempty"`
-}
+// A Patch is a change to a run's state ([flow.StatePatch]).
+type Patch = flow.StatePatch
 
-// Empty reports whether p changes nothing.
-func (p Patch) Empty() bool { return len(p.Set) == 0 && len(p.Delete) == 0 }
-
-// Diff returns the patch that turns before into after. Values are compared
-// by their encoding, so 1 and 1.0 differ.
-func Diff(before, after map[string]any) (Patch, error) {
-	var p Patch
-	for k, v := range after {
-		old, had := before[k]
-		if had {
-			same, err := sameData(old, v)
-			if err != nil {
-				return Patch{}, fmt.Errorf("durable: state key %q: %w", k, err)
-			}
-			if same {
-				continue
-			}
-		}
-		if p.Set == nil {
-			p.Set = map[string]any{}
-		}
-		p.Set[k] = v
-	}
-	for k := range before {
-		if _, ok := after[k]; !ok {
-			p.Delete = append(p.Delete, k)
-		}
-	}
-	slices.Sort(p.Delete)
-	return p, nil
-}
-
-func sameData(a, b any) (bool, error) {
-	x, err := jsondata.Marshal(a)
-	if err != nil {
-		return false, err
-	}
-	y, err := jsondata.Marshal(b)
-	if err != nil {
-		return false, err
-	}
-	return bytes.Equal(x, y), nil
-}
-
-// Apply changes state by p.
-func (p Patch) Apply(state map[string]any) {
-	for _, k := range p.Delete {
-		delete(state, k)
-	}
-	for k, v := range p.Set {
-		state[k] = v
-	}
-}
+// Diff returns the patch that turns before into after ([flow.DiffState]).
+func Diff(before, after map[string]any) (Patch, error) { return flow.DiffState(before, after) }
 
 type wireCode struct {
 	Args    json.RawMessage `json:"args,omitempty"`

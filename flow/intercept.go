@@ -122,15 +122,22 @@ type effectScopeKey struct{}
 
 // invoke runs a method's action through the engine's interceptors.
 func (r *run) invoke(ctx context.Context, cm *cmethod, trigger any) (any, error) {
-	if len(r.e.intercept) == 0 {
+	if len(r.e.intercept) == 0 && r.drv == nil {
 		return cm.run(ctx, r, cm.scope, trigger)
 	}
 	sc := &effectScope{call: Effect{RunID: r.res.RunID, Flow: r.p.def.Name, Method: cm.name, Kind: EffectMethod,
 		Invocation: int(r.methods[cm.idx].invocations.Add(1))}}
 	ctx = context.WithValue(ctx, effectScopeKey{}, sc)
-	return r.e.intercepted(ctx, sc.call, func(ctx context.Context) (any, error) {
+	act := func(ctx context.Context) (any, error) {
 		return cm.run(ctx, r, cm.scope, trigger)
-	})
+	}
+	if r.drv != nil {
+		run := act
+		act = func(ctx context.Context) (any, error) {
+			return r.drv.await(ctx, &Job{Effect: sc.call, Trigger: trigger, run: run})
+		}
+	}
+	return r.e.intercepted(ctx, sc.call, act)
 }
 
 // sideCall returns the Effect of model or tool call c in ctx's scope.

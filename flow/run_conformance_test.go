@@ -218,9 +218,9 @@ type runCase struct {
 	check   func(t *testing.T, res *flow.Result)
 }
 
-func TestManifestRuntime(t *testing.T) {
-	dir := filepath.Join(fixtureDir(t), "valid")
-	cases := []runCase{
+// manifestCases lists the runtime expectations of the MANIFEST.
+func manifestCases() []runCase {
+	return []runCase{
 		{file: "chain_flow.yaml", want: "confirmed:True", trace: []string{"begin", "shout", "confirm"},
 			state: map[string]any{"begin_ran": true, "confirmed": true}},
 		{file: "merge_and_or.yaml", state: map[string]any{"either_ran": true, "joined": true}},
@@ -317,7 +317,11 @@ func TestManifestRuntime(t *testing.T) {
 		{file: "template_scaffold_flow.yaml", want: "AI agents"},
 		{file: "plain_dict_state_topic.json", check: func(t *testing.T, r *flow.Result) { assert.Equal(t, "ai", r.State["topic"]) }},
 	}
-	for _, c := range cases {
+}
+
+func TestManifestRuntime(t *testing.T) {
+	dir := filepath.Join(fixtureDir(t), "valid")
+	for _, c := range manifestCases() {
 		t.Run(strings.TrimSuffix(c.file, filepath.Ext(c.file)), func(t *testing.T) {
 			if c.scripts && !hasPython() {
 				t.Skip("python3 is not installed; script actions cannot run")
