@@ -178,3 +178,45 @@ func TestEffectKey(t *testing.T) {
 		})
 	}
 }
+
+// TestSequentialToolRoundsRunInCallOrder checks that WithToolRound
+// (SequentialTools) starts a round's tool calls one at a time in call
+// order, with the same keys and requests as the concurrent default.
+func TestSequentialToolRoundsRunInCallOrder(t *testing.T) {
+	var mu sync.Mutex
+	var started []string
+	inFlight, most := 0, 0
+	lookup := action.MustNewTool("lookup", "Look up an item.", func(_ context.Context, in struct {
+		ID string `json:"id"`
+	}) (string, error) {
+		mu.Lock()
+		started = append(started, in.ID)
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return "item " + in.ID + " found", nil
+	})
+	run := func(opts ...flow.Option) (map[string]string, []string) {
+		model := fake.New(
+			fake.Match("item E found", fake.Text("All found.")),
+			fake.Match("item C found", fake.ToolCalls(fake.Call("lookup", map[string]any{"id": "D"}), fake.Call("lookup", map[string]any{"id": "E"}))),
+			fake.ToolCalls(fake.Call("lookup", map[string]any{"id": "A"}), fake.Call("lookup", map[string]any{"id": "B"}), fake.Call("lookup", map[string]any{"id": "C"})),
+		)
+		rec := &keyRecorder{seen: map[string]string{}}
+		opts = append(opts, flow.WithInterceptor(rec.intercept), flow.WithLLM(model), flow.WithTools(lookup))
+		res, err := flow.NewEngine(opts...).Run(context.Background(), mustParse(t, parallelToolsFlow), map[string]any{"id": "r1"})
+		require.NoError(t, err)
+		require.Equal(t, "All found.", res.Output)
+		return rec.seen, requestTexts(t, model.Requests())
+	}
+	keys, reqs := run()
+	started, most = nil, 0
+	seqKeys, seqReqs := run(flow.WithToolRound(action.SequentialTools))
+	assert.Equal(t, []string{"A", "B", "C", "D", "E"}, started)
+	assert.Equal(t, 1, most)
+	assert.Equal(t, keys, seqKeys)
+	assert.Equal(t, reqs, seqReqs)
+}

@@ -97,6 +97,13 @@ func WithInterceptor(i Interceptor) Option {
 	return func(e *Engine) { e.intercept = append(e.intercept, i) }
 }
 
+// WithToolRound makes agents run the tool calls of each model response with
+// round instead of concurrently: [action.SequentialTools] for a durable
+// engine whose step records are positional.
+func WithToolRound(round action.ToolRound) Option {
+	return func(e *Engine) { e.toolRound = round }
+}
+
 // intercepted runs next through the engine's interceptors.
 func (e *Engine) intercepted(ctx context.Context, c Effect, next func(context.Context) (any, error)) (any, error) {
 	for i := len(e.intercept) - 1; i >= 0; i-- {
