@@ -73,11 +73,19 @@ type Job struct {
 
 // Run performs the job's action in this process, in the driver's run
 // (its state and outputs). It is what an in-process worker does; a
-// feedback job has no action.
+// feedback job has no action. Cancelling ctx, or the driver cancelling
+// the job, stops the action; the engine's interceptors see its model and
+// tool calls under the job's effect.
 func (t *Job) Run(ctx context.Context) (any, error) {
 	if t.run == nil {
 		return nil, fmt.Errorf("flow: job %s has no action to run", t.Effect.Key())
 	}
+	// The action runs in the job's own context, which carries its effect
+	// scope, and stops when either context is cancelled.
+	jctx, cancel := context.WithCancelCause(t.ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	defer stop()
 	st := t.state
 	st.mu.Lock()
 	before, err := jsondata.CloneMap(st.settled())
@@ -85,7 +93,7 @@ func (t *Job) Run(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flow: job %s: copy the state: %w", t.Effect.Key(), err)
 	}
-	out, err := t.run(ctx)
+	out, err := t.run(jctx)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/llm/fake"
 )
 
 // drive runs d to its end, completing one ready job at a time, picked by
@@ -329,4 +331,31 @@ methods:
 			}
 		})
 	}
+}
+
+// TestDriverJobsKeepTheirEffectScope checks that an agent run as a driver
+// job shows its model and tool calls to the engine's interceptors under
+// the job's key.
+func TestDriverJobsKeepTheirEffectScope(t *testing.T) {
+	lookup := action.MustNewTool("lookup", "Look up an item.", func(_ context.Context, in struct {
+		ID string `json:"id"`
+	}) (string, error) {
+		return "item " + in.ID + " found", nil
+	})
+	model := fake.New(
+		fake.Match("item C found", fake.Text("All found.")),
+		fake.ToolCalls(fake.Call("lookup", map[string]any{"id": "A"}), fake.Call("lookup", map[string]any{"id": "B"}), fake.Call("lookup", map[string]any{"id": "C"})),
+	)
+	rec := &keyRecorder{seen: map[string]string{}}
+	eng := flow.NewEngine(flow.WithInterceptor(rec.intercept), flow.WithLLM(model), flow.WithTools(lookup))
+	d, err := eng.NewDriver(mustParse(t, parallelToolsFlow), map[string]any{"id": "r1"})
+	require.NoError(t, err)
+	res, err := drive(t, d, 0)
+	require.NoError(t, err)
+	assert.Equal(t, "All found.", res.Output)
+	assert.Equal(t, map[string]string{
+		"r1/research#1": "method ", "r1/summary#1": "method ",
+		"r1/research#1/llm#1": "llm ", "r1/research#1/llm#2": "llm ",
+		"r1/research#1/tool#1.1": "tool lookup", "r1/research#1/tool#1.2": "tool lookup", "r1/research#1/tool#1.3": "tool lookup",
+	}, rec.seen)
 }
