@@ -1,0 +1,185 @@
+// Package dbos runs Troupe flows durably on DBOS Transact: one DBOS
+// workflow per run (its id is the run id, so starting twice is
+// idempotent), driven by [flow.Driver], with every model call and tool
+// call a DBOS step named by its effect key. A worker that dies mid-run is
+// recovered by DBOS; the recovered run replays recorded steps instead of
+// calling models and tools again.
+//
+// It is its own Go module, so Troupe's core module never links DBOS:
+//
+//	go get github.com/troupe-dev/troupe/durable/dbos
+//
+// Import it under another name than DBOS's own package, e.g.
+// troupedbos "github.com/troupe-dev/troupe/durable/dbos".
+package dbos
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/durable"
+	"github.com/troupe-dev/troupe/flow"
+)
+
+// WorkflowName is the name runs are registered under.
+const WorkflowName = "troupe.flow"
+
+// Options configure a Worker.
+type Options struct {
+	// Flows are the definitions the worker runs, by name.
+	Flows map[string]*flow.Definition
+	// Engine are the engine's options: models, tools, code handlers. The
+	// worker adds its own interceptor and runs tool rounds sequentially
+	// (DBOS numbers steps in call order).
+	Engine []flow.Option
+	// Codec encodes step results; nil uses the default limits.
+	Codec *durable.Codec
+}
+
+// A Worker runs flows as DBOS workflows. Create it before transact.Launch.
+type Worker struct {
+	dctx  transact.Context
+	eng   *flow.Engine
+	flows map[string]*flow.Definition
+	codec *durable.Codec
+	// runs maps a run id to its workflow context while the run is driven
+	// here, for the steps of its effects.
+	runs sync.Map
+}
+
+// RunInput is a run's workflow input: the flow's name and its inputs,
+// encoded by the durable codec (integers stay integers).
+type RunInput struct {
+	Flow   string `json:"flow"`
+	Inputs string `json:"inputs"`
+}
+
+// NewWorker registers the run workflow on dctx.
+func NewWorker(dctx transact.Context, o Options) (*Worker, error) {
+	if dctx == nil {
+		return nil, fmt.Errorf("dbos: no DBOS context")
+	}
+	w := &Worker{dctx: dctx, flows: o.Flows, codec: o.Codec}
+	if w.codec == nil {
+		w.codec = &durable.Codec{}
+	}
+	opts := append([]flow.Option{}, o.Engine...)
+	opts = append(opts, flow.WithToolRound(action.SequentialTools), flow.WithInterceptor(w.step))
+	w.eng = flow.NewEngine(opts...)
+	transact.RegisterWorkflow(dctx, w.run, transact.WithWorkflowName(WorkflowName))
+	return w, nil
+}
+
+// Start starts a run of the named flow with id runID (starting the same
+// id again returns the same run) and returns its id.
+func (w *Worker) Start(flowName string, inputs map[string]any, runID string) (string, error) {
+	if _, ok := w.flows[flowName]; !ok {
+		return "", fmt.Errorf("dbos: no flow %q on this worker", flowName)
+	}
+	b, err := w.codec.EncodeValue(runID, "inputs", inputs)
+	if err != nil {
+		return "", err
+	}
+	h, err := transact.RunWorkflow(w.dctx, w.run, RunInput{Flow: flowName, Inputs: string(b)}, transact.WithWorkflowID(runID))
+	if err != nil {
+		return "", fmt.Errorf("dbos: start run %s: %w", runID, err)
+	}
+	return h.GetWorkflowID(), nil
+}
+
+// Result waits for run runID to end and returns its output.
+func (w *Worker) Result(runID string) (any, error) {
+	h, err := transact.RetrieveWorkflow[string](w.dctx, runID)
+	if err != nil {
+		return nil, fmt.Errorf("dbos: run %s: %w", runID, err)
+	}
+	out, err := h.GetResult()
+	if err != nil {
+		return nil, fmt.Errorf("dbos: run %s: %w", runID, err)
+	}
+	return durable.DecodeResult([]byte(out))
+}
+
+// run is the workflow of one run: the driver, fed one ready job at a time
+// in the order it hands them out, so a replay makes the same steps.
+func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
+	def, ok := w.flows[in.Flow]
+	if !ok {
+		return "", fmt.Errorf("dbos: no flow %q on this worker", in.Flow)
+	}
+	id, err := transact.GetWorkflowID(ctx)
+	if err != nil {
+		return "", err
+	}
+	raw, err := durable.DecodeValue([]byte(in.Inputs))
+	if err != nil {
+		return "", err
+	}
+	inputs, _ := raw.(map[string]any)
+	if inputs == nil {
+		inputs = map[string]any{}
+	}
+	inputs["id"] = id
+	w.runs.Store(id, ctx)
+	defer w.runs.Delete(id)
+	d, err := w.eng.NewDriver(def, inputs)
+	if err != nil {
+		return "", err
+	}
+	defer d.Stop()
+	for !d.Done() {
+		ready := d.Ready()
+		if len(ready) == 0 {
+			return "", fmt.Errorf("dbos: run %s waits for something this worker cannot give (human feedback is not supported yet)", id)
+		}
+		j := ready[0]
+		if j.Effect.Kind != flow.EffectMethod {
+			return "", fmt.Errorf("dbos: run %s: %s: human feedback is not supported yet", id, j.Effect.Key())
+		}
+		out, err := j.Run(ctx)
+		if err != nil {
+			err = d.Fail(j, err)
+		} else {
+			err = d.Complete(j, out)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	res, err := d.Result()
+	if err != nil {
+		return "", err
+	}
+	b, err := w.codec.EncodeResult(id, res.Output)
+	return string(b), err
+}
+
+// step makes every model and tool call of a driven run a DBOS step named
+// by its effect key, returning the decoded copy of its result.
+func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Context) (any, error)) (any, error) {
+	if e.Kind != flow.EffectLLM && e.Kind != flow.EffectTool {
+		return next(ctx)
+	}
+	v, ok := w.runs.Load(e.RunID)
+	if !ok {
+		return next(ctx)
+	}
+	wctx := v.(transact.Context)
+	key := e.Key()
+	b, err := transact.RunAsStep(wctx, func(context.Context) (string, error) {
+		out, err := next(ctx)
+		if err != nil {
+			return "", err
+		}
+		b, err := w.codec.Encode(key, e.Kind, out)
+		return string(b), err
+	}, transact.WithStepName(key))
+	if err != nil {
+		return nil, err
+	}
+	return durable.Decode(e.Kind, []byte(b))
+}

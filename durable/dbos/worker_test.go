@@ -1,0 +1,186 @@
+package dbos_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
+	_ "github.com/dbos-inc/dbos-transact-golang/dbos/driver/sqlite"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/troupe-dev/troupe/action"
+	troupedbos "github.com/troupe-dev/troupe/durable/dbos"
+	"github.com/troupe-dev/troupe/flow"
+	"github.com/troupe-dev/troupe/llm"
+	"github.com/troupe-dev/troupe/llm/fake"
+)
+
+const stepsFlow = `
+schema: crewai.flow/v1
+name: Steps
+methods:
+  work:
+    start: true
+    do:
+      call: agent
+      with: {role: Worker, goal: Work, backstory: Steady., tools: [step], input: "Do the three steps."}
+  report:
+    listen: work
+    do: {call: expression, expr: "'report: ' + outputs.work.raw"}
+`
+
+// loggedModel appends the turn of every request it gets to a file, and
+// kills its process during the turn killAt (0: never).
+type loggedModel struct {
+	*fake.Model
+	log    string
+	killAt int
+}
+
+func (m loggedModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	turn := (len(req.Messages)-2)/2 + 1
+	f, err := os.OpenFile(m.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(f, "llm#%d\n", turn)
+	f.Close()
+	if turn == m.killAt {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	return m.Model.Generate(ctx, req)
+}
+
+func stepsOptions(log string, killAt int) []flow.Option {
+	step := action.MustNewTool("step", "Do one step.", func(_ context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return fmt.Sprintf("step %d done", in.N), nil
+	})
+	model := fake.New(
+		fake.Match("step 3 done", fake.Text("All three steps done.")),
+		fake.Match("step 2 done", fake.ToolCalls(fake.Call("step", map[string]any{"n": 3}))),
+		fake.Match("step 1 done", fake.ToolCalls(fake.Call("step", map[string]any{"n": 2}))),
+		fake.ToolCalls(fake.Call("step", map[string]any{"n": 1})),
+	)
+	return []flow.Option{flow.WithLLM(loggedModel{Model: model, log: log, killAt: killAt}), flow.WithTools(step)}
+}
+
+// TestMain turns the test binary into a worker process when asked.
+func TestMain(m *testing.M) {
+	if os.Getenv("TROUPE_DBOS_CHILD") == "1" {
+		if err := child(); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func child() error {
+	ctx := context.Background()
+	def, err := flow.Parse([]byte(stepsFlow), "steps.yaml")
+	if err != nil {
+		return err
+	}
+	killAt := 0
+	fmt.Sscan(os.Getenv("TROUPE_DBOS_KILL_AT"), &killAt)
+	dctx, err := transact.NewContext(ctx, transact.Config{AppName: "troupe-test", DatabaseURL: "sqlite://" + os.Getenv("TROUPE_DBOS_DB"),
+		ApplicationVersion: "test-v1", ExecutorID: "worker-1"})
+	if err != nil {
+		return err
+	}
+	w, err := troupedbos.NewWorker(dctx, troupedbos.Options{Flows: map[string]*flow.Definition{"Steps": def},
+		Engine: stepsOptions(os.Getenv("TROUPE_DBOS_LOG"), killAt)})
+	if err != nil {
+		return err
+	}
+	if err := transact.Launch(dctx); err != nil {
+		return err
+	}
+	defer transact.Shutdown(dctx, 5*time.Second)
+	if os.Getenv("TROUPE_DBOS_START") == "1" {
+		if _, err := w.Start("Steps", map[string]any{}, "run-1"); err != nil {
+			return err
+		}
+	}
+	out, err := w.Result("run-1")
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(os.Getenv("TROUPE_DBOS_OUT"), b, 0o600)
+}
+
+func runChild(t *testing.T, env ...string) error {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append([]string{"TROUPE_DBOS_CHILD=1"}, env...)...)
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &errb, &errb
+	err := cmd.Run()
+	if err != nil {
+		t.Logf("child output: %s", lastLines(errb.String(), 5))
+	}
+	return err
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestKilledDuringThirdModelCall starts a run in a worker that SIGKILLs
+// itself during the agent's third model call, then starts a worker with
+// the same executor id: DBOS recovers the run, the two finished model
+// calls are not made again, the one in flight is made again, and the
+// output is an in-process run's.
+func TestKilledDuringThirdModelCall(t *testing.T) {
+	dir := t.TempDir()
+	db, log := filepath.Join(dir, "dbos.sqlite"), filepath.Join(dir, "calls.log")
+
+	err := runChild(t, "TROUPE_DBOS_DB="+db, "TROUPE_DBOS_LOG="+log, "TROUPE_DBOS_KILL_AT=3", "TROUPE_DBOS_START=1")
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "the first worker must die")
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	require.True(t, ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL, "killed by SIGKILL: %v", err)
+
+	outFile := filepath.Join(dir, "out.json")
+	require.NoError(t, runChild(t, "TROUPE_DBOS_DB="+db, "TROUPE_DBOS_LOG="+log, "TROUPE_DBOS_OUT="+outFile))
+	out, err := os.ReadFile(outFile)
+	require.NoError(t, err)
+
+	def, err := flow.Parse([]byte(stepsFlow), "steps.yaml")
+	require.NoError(t, err)
+	want, err := flow.NewEngine(stepsOptions(filepath.Join(dir, "inprocess.log"), 0)...).Run(context.Background(), def, nil)
+	require.NoError(t, err)
+	var got any
+	require.NoError(t, json.Unmarshal(out, &got))
+	assert.Equal(t, want.Output, got)
+
+	calls, err := os.ReadFile(log)
+	require.NoError(t, err)
+	counts := map[string]int{}
+	for _, l := range strings.Fields(string(calls)) {
+		counts[l]++
+	}
+	assert.Equal(t, 1, counts["llm#1"], "finished before the kill: exactly once")
+	assert.Equal(t, 1, counts["llm#2"], "finished before the kill: exactly once")
+	assert.Equal(t, 2, counts["llm#3"], "in flight at the kill: made again once")
+	assert.Equal(t, 1, counts["llm#4"])
+}
