@@ -183,3 +183,26 @@ func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Cont
 	}
 	return durable.Decode(e.Kind, []byte(b))
 }
+
+// Recover resumes the unfinished runs of the given executors (workers
+// that died and will not come back under the same executor id) on the
+// DBOS queues, where any live worker takes them, and returns their ids.
+// Steps they recorded are not run again.
+func (w *Worker) Recover(executorIDs ...string) ([]string, error) {
+	if len(executorIDs) == 0 {
+		return nil, nil
+	}
+	runs, err := transact.ListWorkflows(w.dctx, transact.WithFilterStatus(transact.WorkflowStatusPending),
+		transact.WithFilterExecutorIDs(executorIDs...), transact.WithFilterName(WorkflowName))
+	if err != nil {
+		return nil, fmt.Errorf("dbos: list the runs of %v: %w", executorIDs, err)
+	}
+	ids := make([]string, 0, len(runs))
+	for _, r := range runs {
+		if _, err := transact.ResumeWorkflow[string](w.dctx, r.ID); err != nil {
+			return ids, fmt.Errorf("dbos: resume run %s: %w", r.ID, err)
+		}
+		ids = append(ids, r.ID)
+	}
+	return ids, nil
+}

@@ -97,8 +97,8 @@ func child() error {
 	}
 	killAt := 0
 	fmt.Sscan(os.Getenv("TROUPE_DBOS_KILL_AT"), &killAt)
-	dctx, err := transact.NewContext(ctx, transact.Config{AppName: "troupe-test", DatabaseURL: "sqlite://" + os.Getenv("TROUPE_DBOS_DB"),
-		ApplicationVersion: "test-v1", ExecutorID: "worker-1"})
+	dctx, err := transact.NewContext(ctx, transact.Config{AppName: "troupe-test", DatabaseURL: os.Getenv("TROUPE_DBOS_DB"),
+		DatabaseSchema: os.Getenv("TROUPE_DBOS_SCHEMA"), ApplicationVersion: "test-v1", ExecutorID: os.Getenv("TROUPE_DBOS_EXECUTOR")})
 	if err != nil {
 		return err
 	}
@@ -111,6 +111,15 @@ func child() error {
 		return err
 	}
 	defer transact.Shutdown(dctx, 5*time.Second)
+	if dead := os.Getenv("TROUPE_DBOS_RECOVER"); dead != "" {
+		ids, err := w.Recover(dead)
+		if err != nil {
+			return err
+		}
+		if len(ids) != 1 || ids[0] != "run-1" {
+			return fmt.Errorf("recovered %v, want [run-1]", ids)
+		}
+	}
 	if os.Getenv("TROUPE_DBOS_START") == "1" {
 		if _, err := w.Start("Steps", map[string]any{}, "run-1"); err != nil {
 			return err
@@ -145,42 +154,78 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// TestKilledDuringThirdModelCall starts a run in a worker that SIGKILLs
-// itself during the agent's third model call, then starts a worker with
-// the same executor id: DBOS recovers the run, the two finished model
-// calls are not made again, the one in flight is made again, and the
-// output is an in-process run's.
-func TestKilledDuringThirdModelCall(t *testing.T) {
-	dir := t.TempDir()
-	db, log := filepath.Join(dir, "dbos.sqlite"), filepath.Join(dir, "calls.log")
-
-	err := runChild(t, "TROUPE_DBOS_DB="+db, "TROUPE_DBOS_LOG="+log, "TROUPE_DBOS_KILL_AT=3", "TROUPE_DBOS_START=1")
-	var ee *exec.ExitError
-	require.ErrorAs(t, err, &ee, "the first worker must die")
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	require.True(t, ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL, "killed by SIGKILL: %v", err)
-
-	outFile := filepath.Join(dir, "out.json")
-	require.NoError(t, runChild(t, "TROUPE_DBOS_DB="+db, "TROUPE_DBOS_LOG="+log, "TROUPE_DBOS_OUT="+outFile))
-	out, err := os.ReadFile(outFile)
-	require.NoError(t, err)
-
-	def, err := flow.Parse([]byte(stepsFlow), "steps.yaml")
-	require.NoError(t, err)
-	want, err := flow.NewEngine(stepsOptions(filepath.Join(dir, "inprocess.log"), 0)...).Run(context.Background(), def, nil)
-	require.NoError(t, err)
-	var got any
-	require.NoError(t, json.Unmarshal(out, &got))
-	assert.Equal(t, want.Output, got)
-
-	calls, err := os.ReadFile(log)
-	require.NoError(t, err)
-	counts := map[string]int{}
-	for _, l := range strings.Fields(string(calls)) {
-		counts[l]++
+// databases returns the system databases to test on: SQLite in a
+// temporary folder, and PostgreSQL at TROUPE_POSTGRES_DSN (each test in a
+// schema of its own), which is required when CI=true.
+func databases(t *testing.T) map[string]func(t *testing.T) (url, schema string) {
+	out := map[string]func(t *testing.T) (string, string){
+		"sqlite": func(t *testing.T) (string, string) {
+			return "sqlite://" + filepath.Join(t.TempDir(), "dbos.sqlite"), ""
+		},
 	}
-	assert.Equal(t, 1, counts["llm#1"], "finished before the kill: exactly once")
-	assert.Equal(t, 1, counts["llm#2"], "finished before the kill: exactly once")
-	assert.Equal(t, 2, counts["llm#3"], "in flight at the kill: made again once")
-	assert.Equal(t, 1, counts["llm#4"])
+	dsn := os.Getenv("TROUPE_POSTGRES_DSN")
+	if dsn == "" && os.Getenv("CI") == "true" {
+		t.Fatal("TROUPE_POSTGRES_DSN is not set; CI must test the adapter on PostgreSQL")
+	}
+	if dsn != "" {
+		out["postgres"] = func(t *testing.T) (string, string) {
+			return dsn, fmt.Sprintf("troupe_dbos_%d", time.Now().UnixNano())
+		}
+	} else {
+		t.Log("TROUPE_POSTGRES_DSN is not set: testing on SQLite only")
+	}
+	return out
+}
+
+// TestKilledDuringThirdModelCall starts a run in a worker that SIGKILLs
+// itself during the agent's third model call, then starts another worker:
+// one with the same executor id (DBOS recovers the run at launch) or one
+// with another id that takes the dead executor's runs over (Recover). The
+// two finished model calls are not made again, the one in flight is made
+// again, and the output is an in-process run's.
+func TestKilledDuringThirdModelCall(t *testing.T) {
+	for dbName, newDB := range databases(t) {
+		for _, takeover := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/takeover=%v", dbName, takeover), func(t *testing.T) {
+				url, schema := newDB(t)
+				dir := t.TempDir()
+				log := filepath.Join(dir, "calls.log")
+				env := []string{"TROUPE_DBOS_DB=" + url, "TROUPE_DBOS_SCHEMA=" + schema, "TROUPE_DBOS_LOG=" + log}
+
+				err := runChild(t, append(env, "TROUPE_DBOS_EXECUTOR=worker-1", "TROUPE_DBOS_KILL_AT=3", "TROUPE_DBOS_START=1")...)
+				var ee *exec.ExitError
+				require.ErrorAs(t, err, &ee, "the first worker must die")
+				ws, ok := ee.Sys().(syscall.WaitStatus)
+				require.True(t, ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL, "killed by SIGKILL: %v", err)
+
+				outFile := filepath.Join(dir, "out.json")
+				second := append(env, "TROUPE_DBOS_OUT="+outFile, "TROUPE_DBOS_EXECUTOR=worker-1")
+				if takeover {
+					second = append(env, "TROUPE_DBOS_OUT="+outFile, "TROUPE_DBOS_EXECUTOR=worker-2", "TROUPE_DBOS_RECOVER=worker-1")
+				}
+				require.NoError(t, runChild(t, second...))
+				out, err := os.ReadFile(outFile)
+				require.NoError(t, err)
+
+				def, err := flow.Parse([]byte(stepsFlow), "steps.yaml")
+				require.NoError(t, err)
+				want, err := flow.NewEngine(stepsOptions(filepath.Join(dir, "inprocess.log"), 0)...).Run(context.Background(), def, nil)
+				require.NoError(t, err)
+				var got any
+				require.NoError(t, json.Unmarshal(out, &got))
+				assert.Equal(t, want.Output, got)
+
+				calls, err := os.ReadFile(log)
+				require.NoError(t, err)
+				counts := map[string]int{}
+				for _, l := range strings.Fields(string(calls)) {
+					counts[l]++
+				}
+				assert.Equal(t, 1, counts["llm#1"], "finished before the kill: exactly once")
+				assert.Equal(t, 1, counts["llm#2"], "finished before the kill: exactly once")
+				assert.Equal(t, 2, counts["llm#3"], "in flight at the kill: made again once")
+				assert.Equal(t, 1, counts["llm#4"])
+			})
+		}
+	}
 }
