@@ -39,6 +39,47 @@ methods:
     do: {call: expression, expr: "'report: ' + outputs.work.raw"}
 `
 
+const toolsFlow = `
+schema: crewai.flow/v1
+name: Tools
+methods:
+  gather:
+    start: true
+    do:
+      call: agent
+      with: {role: Gatherer, goal: Gather, backstory: Quick., tools: [fetch], input: "Fetch 1, 2 and 3."}
+`
+
+// toolsOptions gives an agent whose model asks for three fetches in one
+// response; the fetch tool logs its calls and kills its process during
+// the call killAt (0: never).
+func toolsOptions(log string, killAt int) []flow.Option {
+	fetch := action.MustNewTool("fetch", "Fetch one item.", func(_ context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		appendLine(log, fmt.Sprintf("tool#%d", in.N))
+		if in.N == killAt {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+		return fmt.Sprintf("fetched %d", in.N), nil
+	})
+	model := fake.New(
+		fake.Match("fetched 3", fake.Text("Fetched all.")),
+		fake.ToolCalls(fake.Call("fetch", map[string]any{"n": 1}), fake.Call("fetch", map[string]any{"n": 2}), fake.Call("fetch", map[string]any{"n": 3})),
+	)
+	return []flow.Option{flow.WithLLM(model), flow.WithTools(fetch)}
+}
+
+func appendLine(path, line string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Fprintln(f, line)
+	f.Close()
+}
+
 // loggedModel appends the turn of every request it gets to a file, and
 // kills its process during the turn killAt (0: never).
 type loggedModel struct {
@@ -91,19 +132,22 @@ func TestMain(m *testing.M) {
 
 func child() error {
 	ctx := context.Background()
-	def, err := flow.Parse([]byte(stepsFlow), "steps.yaml")
+	killAt := 0
+	fmt.Sscan(os.Getenv("TROUPE_DBOS_KILL_AT"), &killAt)
+	src, opts, name := stepsFlow, stepsOptions(os.Getenv("TROUPE_DBOS_LOG"), killAt), "Steps"
+	if os.Getenv("TROUPE_DBOS_FLOW") == "Tools" {
+		src, opts, name = toolsFlow, toolsOptions(os.Getenv("TROUPE_DBOS_LOG"), killAt), "Tools"
+	}
+	def, err := flow.Parse([]byte(src), "flow.yaml")
 	if err != nil {
 		return err
 	}
-	killAt := 0
-	fmt.Sscan(os.Getenv("TROUPE_DBOS_KILL_AT"), &killAt)
 	dctx, err := transact.NewContext(ctx, transact.Config{AppName: "troupe-test", DatabaseURL: os.Getenv("TROUPE_DBOS_DB"),
 		DatabaseSchema: os.Getenv("TROUPE_DBOS_SCHEMA"), ApplicationVersion: "test-v1", ExecutorID: os.Getenv("TROUPE_DBOS_EXECUTOR")})
 	if err != nil {
 		return err
 	}
-	w, err := troupedbos.NewWorker(dctx, troupedbos.Options{Flows: map[string]*flow.Definition{"Steps": def},
-		Engine: stepsOptions(os.Getenv("TROUPE_DBOS_LOG"), killAt)})
+	w, err := troupedbos.NewWorker(dctx, troupedbos.Options{Flows: map[string]*flow.Definition{name: def}, Engine: opts})
 	if err != nil {
 		return err
 	}
@@ -121,7 +165,7 @@ func child() error {
 		}
 	}
 	if os.Getenv("TROUPE_DBOS_START") == "1" {
-		if _, err := w.Start("Steps", map[string]any{}, "run-1"); err != nil {
+		if _, err := w.Start(name, map[string]any{}, "run-1"); err != nil {
 			return err
 		}
 	}
@@ -129,7 +173,7 @@ func child() error {
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(out)
+	b, err := json.Marshal(flow.Data(out))
 	if err != nil {
 		return err
 	}
@@ -228,4 +272,43 @@ func TestKilledDuringThirdModelCall(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestKilledDuringAParallelToolRound kills the worker while the second of
+// three tool calls of one model response runs: after recovery the first is
+// not called again, the second is called again, the third once.
+func TestKilledDuringAParallelToolRound(t *testing.T) {
+	for dbName, newDB := range databases(t) {
+		t.Run(dbName, func(t *testing.T) {
+			url, schema := newDB(t)
+			dir := t.TempDir()
+			log := filepath.Join(dir, "calls.log")
+			env := []string{"TROUPE_DBOS_DB=" + url, "TROUPE_DBOS_SCHEMA=" + schema, "TROUPE_DBOS_LOG=" + log,
+				"TROUPE_DBOS_FLOW=Tools", "TROUPE_DBOS_EXECUTOR=worker-1"}
+			err := runChild(t, append(env, "TROUPE_DBOS_KILL_AT=2", "TROUPE_DBOS_START=1")...)
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "the first worker must die")
+			outFile := filepath.Join(dir, "out.json")
+			require.NoError(t, runChild(t, append(env, "TROUPE_DBOS_OUT="+outFile)...))
+			out, err := os.ReadFile(outFile)
+			require.NoError(t, err)
+			assert.JSONEq(t, `{"agent_role":"Gatherer","messages":null}`, filterAgentOutput(t, out))
+
+			calls, err := os.ReadFile(log)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"tool#1", "tool#2", "tool#2", "tool#3"}, strings.Fields(string(calls)))
+		})
+	}
+}
+
+// filterAgentOutput checks the recovered run's answer and returns the
+// fields of the output that do not depend on the run.
+func filterAgentOutput(t *testing.T, out []byte) string {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(out, &m))
+	require.Equal(t, "Fetched all.", m["raw"])
+	b, err := json.Marshal(map[string]any{"agent_role": m["agent_role"], "messages": nil})
+	require.NoError(t, err)
+	return string(b)
 }
