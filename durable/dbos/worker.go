@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
 
@@ -38,6 +39,9 @@ type Options struct {
 	Engine []flow.Option
 	// Codec encodes step results; nil uses the default limits.
 	Codec *durable.Codec
+	// FeedbackWait is how long a run waits for a person's answer (30
+	// days when zero).
+	FeedbackWait time.Duration
 }
 
 // A Worker runs flows as DBOS workflows. Create it before transact.Launch.
@@ -46,6 +50,7 @@ type Worker struct {
 	eng   *flow.Engine
 	flows map[string]*flow.Definition
 	codec *durable.Codec
+	wait  time.Duration
 	// runs maps a run id to its workflow context while the run is driven
 	// here, for the steps of its effects.
 	runs sync.Map
@@ -63,7 +68,10 @@ func NewWorker(dctx transact.Context, o Options) (*Worker, error) {
 	if dctx == nil {
 		return nil, fmt.Errorf("dbos: no DBOS context")
 	}
-	w := &Worker{dctx: dctx, flows: o.Flows, codec: o.Codec}
+	w := &Worker{dctx: dctx, flows: o.Flows, codec: o.Codec, wait: o.FeedbackWait}
+	if w.wait <= 0 {
+		w.wait = 30 * 24 * time.Hour
+	}
 	if w.codec == nil {
 		w.codec = &durable.Codec{}
 	}
@@ -134,11 +142,18 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
 	for !d.Done() {
 		ready := d.Ready()
 		if len(ready) == 0 {
-			return "", fmt.Errorf("dbos: run %s waits for something this worker cannot give (human feedback is not supported yet)", id)
+			return "", fmt.Errorf("dbos: run %s waits for nothing but has not finished", id)
 		}
 		j := ready[0]
-		if j.Effect.Kind != flow.EffectMethod {
-			return "", fmt.Errorf("dbos: run %s: %s: human feedback is not supported yet", id, j.Effect.Key())
+		if j.Effect.Kind == flow.EffectFeedback {
+			answer, err := w.awaitFeedback(ctx, j)
+			if err != nil {
+				return "", err
+			}
+			if err := d.Complete(j, answer); err != nil {
+				return "", err
+			}
+			continue
 		}
 		out, err := j.Run(ctx)
 		if err != nil {
@@ -205,4 +220,55 @@ func (w *Worker) Recover(executorIDs ...string) ([]string, error) {
 		ids = append(ids, r.ID)
 	}
 	return ids, nil
+}
+
+// The topic of feedback answers and the event key of the pending request.
+const (
+	feedbackTopic = "troupe.feedback"
+	pendingEvent  = "troupe.pending"
+)
+
+// A FeedbackAnswer answers the human feedback request of a method.
+type FeedbackAnswer struct {
+	Method string `json:"method"`
+	Text   string `json:"text"`
+}
+
+// awaitFeedback publishes the pending request (its method) and waits on
+// the run's inbox for the answer; the run holds no queue slot meanwhile.
+func (w *Worker) awaitFeedback(ctx transact.Context, j *flow.Job) (string, error) {
+	if err := transact.SetEvent(ctx, pendingEvent, j.Effect.Method); err != nil {
+		return "", fmt.Errorf("dbos: run %s: publish the feedback request: %w", j.Effect.RunID, err)
+	}
+	for {
+		a, err := transact.Recv[FeedbackAnswer](ctx, feedbackTopic, w.wait)
+		if err != nil {
+			return "", fmt.Errorf("dbos: run %s: wait for feedback on %s: %w", j.Effect.RunID, j.Effect.Method, err)
+		}
+		if a.Method == j.Effect.Method {
+			if err := transact.SetEvent(ctx, pendingEvent, ""); err != nil {
+				return "", err
+			}
+			return a.Text, nil
+		}
+		// An answer for another method is stale (sent twice, or late): drop it.
+	}
+}
+
+// Pending returns the method whose human feedback run runID waits for,
+// "" when it waits for none, waiting up to timeout for the run to say.
+func (w *Worker) Pending(runID string, timeout time.Duration) (string, error) {
+	m, err := transact.GetEvent[string](w.dctx, runID, pendingEvent, timeout)
+	if err != nil {
+		return "", fmt.Errorf("dbos: run %s: %w", runID, err)
+	}
+	return m, nil
+}
+
+// Feedback answers the human feedback request of method in run runID.
+func (w *Worker) Feedback(runID, method, text string) error {
+	if err := transact.Send(w.dctx, runID, FeedbackAnswer{Method: method, Text: text}, feedbackTopic); err != nil {
+		return fmt.Errorf("dbos: run %s: send feedback: %w", runID, err)
+	}
+	return nil
 }

@@ -80,6 +80,18 @@ func appendLine(path, line string) {
 	f.Close()
 }
 
+const reviewFlow = `
+schema: crewai.flow/v1
+name: Review
+methods:
+  draft:
+    start: true
+    human_feedback: {message: "Publish?", emit: [approved, rejected], default_outcome: rejected}
+    do: {call: expression, expr: "'draft'"}
+  publish: {listen: approved, do: {call: expression, expr: "'published'"}}
+  discard: {listen: rejected, do: {call: expression, expr: "'discarded'"}}
+`
+
 // loggedModel appends the turn of every request it gets to a file, and
 // kills its process during the turn killAt (0: never).
 type loggedModel struct {
@@ -135,8 +147,11 @@ func child() error {
 	killAt := 0
 	fmt.Sscan(os.Getenv("TROUPE_DBOS_KILL_AT"), &killAt)
 	src, opts, name := stepsFlow, stepsOptions(os.Getenv("TROUPE_DBOS_LOG"), killAt), "Steps"
-	if os.Getenv("TROUPE_DBOS_FLOW") == "Tools" {
+	switch os.Getenv("TROUPE_DBOS_FLOW") {
+	case "Tools":
 		src, opts, name = toolsFlow, toolsOptions(os.Getenv("TROUPE_DBOS_LOG"), killAt), "Tools"
+	case "Review":
+		src, opts, name = reviewFlow, nil, "Review"
 	}
 	def, err := flow.Parse([]byte(src), "flow.yaml")
 	if err != nil {
@@ -166,6 +181,22 @@ func child() error {
 	}
 	if os.Getenv("TROUPE_DBOS_START") == "1" {
 		if _, err := w.Start(name, map[string]any{}, "run-1"); err != nil {
+			return err
+		}
+	}
+	if name == "Review" {
+		pending, err := w.Pending("run-1", time.Minute)
+		if err != nil {
+			return err
+		}
+		if pending != "draft" {
+			return fmt.Errorf("pending %q, want draft", pending)
+		}
+		if os.Getenv("TROUPE_DBOS_START") == "1" {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL) // die while the run waits
+			select {}
+		}
+		if err := w.Feedback("run-1", "draft", "approved"); err != nil {
 			return err
 		}
 	}
@@ -311,4 +342,25 @@ func filterAgentOutput(t *testing.T, out []byte) string {
 	b, err := json.Marshal(map[string]any{"agent_role": m["agent_role"], "messages": nil})
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestFeedbackAnsweredAfterARestart kills the worker while its run waits
+// for human feedback; a restarted worker recovers the run, which waits
+// again, and the answer sent to it routes the run.
+func TestFeedbackAnsweredAfterARestart(t *testing.T) {
+	for dbName, newDB := range databases(t) {
+		t.Run(dbName, func(t *testing.T) {
+			url, schema := newDB(t)
+			dir := t.TempDir()
+			env := []string{"TROUPE_DBOS_DB=" + url, "TROUPE_DBOS_SCHEMA=" + schema, "TROUPE_DBOS_FLOW=Review", "TROUPE_DBOS_EXECUTOR=worker-1"}
+			err := runChild(t, append(env, "TROUPE_DBOS_START=1")...)
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "the first worker must die")
+			outFile := filepath.Join(dir, "out.json")
+			require.NoError(t, runChild(t, append(env, "TROUPE_DBOS_OUT="+outFile)...))
+			out, err := os.ReadFile(outFile)
+			require.NoError(t, err)
+			assert.JSONEq(t, `"published"`, string(out))
+		})
+	}
 }
