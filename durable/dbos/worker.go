@@ -39,6 +39,11 @@ type Options struct {
 	Engine []flow.Option
 	// Codec encodes step results; nil uses the default limits.
 	Codec *durable.Codec
+	// Queue, when set, is the name of a DBOS queue this worker serves
+	// (with at most WorkerConcurrency runs at once, 10 when zero); Start
+	// puts runs on it, so any worker serving it may take them.
+	Queue             string
+	WorkerConcurrency int
 	// FeedbackWait is how long a run waits for a person's answer (30
 	// days when zero).
 	FeedbackWait time.Duration
@@ -51,6 +56,7 @@ type Worker struct {
 	flows map[string]*flow.Definition
 	codec *durable.Codec
 	wait  time.Duration
+	queue transact.Queue
 	// runs maps a run id to its workflow context while the run is driven
 	// here, for the steps of its effects.
 	runs sync.Map
@@ -79,6 +85,17 @@ func NewWorker(dctx transact.Context, o Options) (*Worker, error) {
 	opts = append(opts, flow.WithToolRound(action.SequentialTools), flow.WithInterceptor(w.step))
 	w.eng = flow.NewEngine(opts...)
 	transact.RegisterWorkflow(dctx, w.run, transact.WithWorkflowName(WorkflowName))
+	if o.Queue != "" {
+		n := o.WorkerConcurrency
+		if n <= 0 {
+			n = 10
+		}
+		q, err := transact.RegisterQueue(dctx, o.Queue, transact.WithWorkerConcurrency(n))
+		if err != nil {
+			return nil, fmt.Errorf("dbos: queue %q: %w", o.Queue, err)
+		}
+		w.queue = q
+	}
 	return w, nil
 }
 
@@ -92,7 +109,11 @@ func (w *Worker) Start(flowName string, inputs map[string]any, runID string) (st
 	if err != nil {
 		return "", err
 	}
-	h, err := transact.RunWorkflow(w.dctx, w.run, RunInput{Flow: flowName, Inputs: string(b)}, transact.WithWorkflowID(runID))
+	opts := []transact.WorkflowOption{transact.WithWorkflowID(runID)}
+	if w.queue != nil {
+		opts = append(opts, transact.WithQueue(w.queue))
+	}
+	h, err := transact.RunWorkflow(w.dctx, w.run, RunInput{Flow: flowName, Inputs: string(b)}, opts...)
 	if err != nil {
 		return "", fmt.Errorf("dbos: start run %s: %w", runID, err)
 	}
@@ -100,8 +121,10 @@ func (w *Worker) Start(flowName string, inputs map[string]any, runID string) (st
 }
 
 // Result waits for run runID to end and returns its output.
-func (w *Worker) Result(runID string) (any, error) {
-	h, err := transact.RetrieveWorkflow[string](w.dctx, runID)
+func (w *Worker) Result(runID string) (any, error) { return result(w.dctx, runID) }
+
+func result(c transact.Client, runID string) (any, error) {
+	h, err := transact.RetrieveWorkflow[string](c, runID)
 	if err != nil {
 		return nil, fmt.Errorf("dbos: run %s: %w", runID, err)
 	}
@@ -203,18 +226,20 @@ func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Cont
 // that died and will not come back under the same executor id) on the
 // DBOS queues, where any live worker takes them, and returns their ids.
 // Steps they recorded are not run again.
-func (w *Worker) Recover(executorIDs ...string) ([]string, error) {
+func (w *Worker) Recover(executorIDs ...string) ([]string, error) { return recoverRuns(w.dctx, executorIDs) }
+
+func recoverRuns(c transact.Client, executorIDs []string) ([]string, error) {
 	if len(executorIDs) == 0 {
 		return nil, nil
 	}
-	runs, err := transact.ListWorkflows(w.dctx, transact.WithFilterStatus(transact.WorkflowStatusPending),
+	runs, err := transact.ListWorkflows(c, transact.WithFilterStatus(transact.WorkflowStatusPending),
 		transact.WithFilterExecutorIDs(executorIDs...), transact.WithFilterName(WorkflowName))
 	if err != nil {
 		return nil, fmt.Errorf("dbos: list the runs of %v: %w", executorIDs, err)
 	}
 	ids := make([]string, 0, len(runs))
 	for _, r := range runs {
-		if _, err := transact.ResumeWorkflow[string](w.dctx, r.ID); err != nil {
+		if _, err := transact.ResumeWorkflow[string](c, r.ID); err != nil {
 			return ids, fmt.Errorf("dbos: resume run %s: %w", r.ID, err)
 		}
 		ids = append(ids, r.ID)
@@ -266,8 +291,10 @@ func (w *Worker) Pending(runID string, timeout time.Duration) (string, error) {
 }
 
 // Feedback answers the human feedback request of method in run runID.
-func (w *Worker) Feedback(runID, method, text string) error {
-	if err := transact.Send(w.dctx, runID, FeedbackAnswer{Method: method, Text: text}, feedbackTopic); err != nil {
+func (w *Worker) Feedback(runID, method, text string) error { return feedback(w.dctx, runID, method, text) }
+
+func feedback(c transact.Client, runID, method, text string) error {
+	if err := transact.Send(c, runID, FeedbackAnswer{Method: method, Text: text}, feedbackTopic); err != nil {
 		return fmt.Errorf("dbos: run %s: send feedback: %w", runID, err)
 	}
 	return nil

@@ -133,7 +133,11 @@ func stepsOptions(log string, killAt int) []flow.Option {
 // TestMain turns the test binary into a worker process when asked.
 func TestMain(m *testing.M) {
 	if os.Getenv("TROUPE_DBOS_CHILD") == "1" {
-		if err := child(); err != nil {
+		run := child
+		if os.Getenv("TROUPE_DBOS_SERVE") == "1" {
+			run = serve
+		}
+		if err := run(); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			os.Exit(3)
 		}
