@@ -45,7 +45,11 @@ func (c *Client) Result(runID string) (any, error) { return result(c.c, runID) }
 
 // Recover resumes the unfinished runs of dead executors; see
 // [Worker.Recover].
-func (c *Client) Recover(executorIDs ...string) ([]string, error) { return recoverRuns(c.c, executorIDs) }
+func (c *Client) Recover(executorIDs ...string) ([]string, error) {
+	return recoverRuns(c.c, executorIDs)
+}
 
 // Feedback answers the human feedback request of method in run runID.
-func (c *Client) Feedback(runID, method, text string) error { return feedback(c.c, runID, method, text) }
+func (c *Client) Feedback(runID, method, text string) error {
+	return feedback(c.c, runID, method, text)
+}

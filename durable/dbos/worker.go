@@ -226,7 +226,9 @@ func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Cont
 // that died and will not come back under the same executor id) on the
 // DBOS queues, where any live worker takes them, and returns their ids.
 // Steps they recorded are not run again.
-func (w *Worker) Recover(executorIDs ...string) ([]string, error) { return recoverRuns(w.dctx, executorIDs) }
+func (w *Worker) Recover(executorIDs ...string) ([]string, error) {
+	return recoverRuns(w.dctx, executorIDs)
+}
 
 func recoverRuns(c transact.Client, executorIDs []string) ([]string, error) {
 	if len(executorIDs) == 0 {
@@ -291,7 +293,9 @@ func (w *Worker) Pending(runID string, timeout time.Duration) (string, error) {
 }
 
 // Feedback answers the human feedback request of method in run runID.
-func (w *Worker) Feedback(runID, method, text string) error { return feedback(w.dctx, runID, method, text) }
+func (w *Worker) Feedback(runID, method, text string) error {
+	return feedback(w.dctx, runID, method, text)
+}
 
 func feedback(c transact.Client, runID, method, text string) error {
 	if err := transact.Send(c, runID, FeedbackAnswer{Method: method, Text: text}, feedbackTopic); err != nil {
