@@ -92,6 +92,44 @@ methods:
   discard: {listen: rejected, do: {call: expression, expr: "'discarded'"}}
 `
 
+const fanFlow = `
+schema: crewai.flow/v1
+name: Fan
+methods:
+  begin: {start: true, do: {call: expression, expr: "'go'"}}
+  a1: {listen: begin, do: {call: agent, with: {role: R1, goal: Answer, backstory: One., input: "Answer as R1."}}}
+  a2: {listen: begin, do: {call: agent, with: {role: R2, goal: Answer, backstory: Two., input: "Answer as R2."}}}
+  a3: {listen: begin, do: {call: agent, with: {role: R3, goal: Answer, backstory: Three., input: "Answer as R3."}}}
+  join: {listen: {and: [a1, a2, a3]}, do: {call: expression, expr: "outputs.a1.raw + outputs.a2.raw + outputs.a3.raw"}}
+`
+
+// roleModel logs the role each request is for and kills its process on
+// the request of killRole ("" never).
+type roleModel struct {
+	*fake.Model
+	log, killRole string
+}
+
+func (m roleModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	role := ""
+	for _, r := range []string{"R1", "R2", "R3"} {
+		if strings.Contains(req.Messages[len(req.Messages)-1].Text(), "Answer as "+r) {
+			role = r
+		}
+	}
+	appendLine(m.log, role)
+	if role == m.killRole {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	return m.Model.Generate(ctx, req)
+}
+
+func fanOptions(log, killRole string) []flow.Option {
+	model := fake.New(fake.Match("Answer as R1", fake.Text("one")), fake.Match("Answer as R2", fake.Text("two")), fake.Match("Answer as R3", fake.Text("three")))
+	return []flow.Option{flow.WithLLM(roleModel{Model: model, log: log, killRole: killRole})}
+}
+
 // loggedModel appends the turn of every request it gets to a file, and
 // kills its process during the turn killAt (0: never).
 type loggedModel struct {
@@ -156,6 +194,8 @@ func child() error {
 		src, opts, name = toolsFlow, toolsOptions(os.Getenv("TROUPE_DBOS_LOG"), killAt), "Tools"
 	case "Review":
 		src, opts, name = reviewFlow, nil, "Review"
+	case "Fan":
+		src, opts, name = fanFlow, fanOptions(os.Getenv("TROUPE_DBOS_LOG"), os.Getenv("TROUPE_DBOS_KILL_ROLE")), "Fan"
 	}
 	def, err := flow.Parse([]byte(src), "flow.yaml")
 	if err != nil {
@@ -365,6 +405,35 @@ func TestFeedbackAnsweredAfterARestart(t *testing.T) {
 			out, err := os.ReadFile(outFile)
 			require.NoError(t, err)
 			assert.JSONEq(t, `"published"`, string(out))
+		})
+	}
+}
+
+// TestKilledDuringAFanOutIntoAnAndJoin kills the worker during the second
+// of three agents that fan out into an AND join.
+func TestKilledDuringAFanOutIntoAnAndJoin(t *testing.T) {
+	for dbName, newDB := range databases(t) {
+		t.Run(dbName, func(t *testing.T) {
+			url, schema := newDB(t)
+			dir := t.TempDir()
+			log := filepath.Join(dir, "calls.log")
+			env := []string{"TROUPE_DBOS_DB=" + url, "TROUPE_DBOS_SCHEMA=" + schema, "TROUPE_DBOS_LOG=" + log,
+				"TROUPE_DBOS_FLOW=Fan", "TROUPE_DBOS_EXECUTOR=worker-1"}
+			err := runChild(t, append(env, "TROUPE_DBOS_KILL_ROLE=R2", "TROUPE_DBOS_START=1")...)
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "the first worker must die")
+			outFile := filepath.Join(dir, "out.json")
+			require.NoError(t, runChild(t, append(env, "TROUPE_DBOS_OUT="+outFile)...))
+			out, err := os.ReadFile(outFile)
+			require.NoError(t, err)
+			assert.JSONEq(t, `"onetwothree"`, string(out))
+			calls, err := os.ReadFile(log)
+			require.NoError(t, err)
+			counts := map[string]int{}
+			for _, l := range strings.Fields(string(calls)) {
+				counts[l]++
+			}
+			assert.Equal(t, map[string]int{"R1": 1, "R2": 2, "R3": 1}, counts)
 		})
 	}
 }
