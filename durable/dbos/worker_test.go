@@ -103,6 +103,18 @@ methods:
   join: {listen: {and: [a1, a2, a3]}, do: {call: expression, expr: "outputs.a1.raw + outputs.a2.raw + outputs.a3.raw"}}
 `
 
+// raceFlow races R1 and R2 for an or-listener, itself an agent (R3).
+const raceFlow = `
+schema: crewai.flow/v1
+name: Race
+methods:
+  begin: {start: true, do: {call: expression, expr: "'go'"}}
+  fast: {listen: begin, do: {call: agent, with: {role: R1, goal: Answer, backstory: One., input: "Answer as R1."}}}
+  slow: {listen: begin, do: {call: agent, with: {role: R2, goal: Answer, backstory: Two., input: "Answer as R2."}}}
+  first: {listen: {or: [fast, slow]}, do: {call: agent, with: {role: R3, goal: Answer, backstory: Three., input: "Answer as R3."}}}
+  report: {listen: first, do: {call: expression, expr: "outputs.first.raw"}}
+`
+
 // roleModel logs the role each request is for and kills its process on
 // the request of killRole ("" never).
 type roleModel struct {
@@ -194,6 +206,8 @@ func child() error {
 		src, opts, name = toolsFlow, toolsOptions(os.Getenv("TROUPE_DBOS_LOG"), killAt), "Tools"
 	case "Review":
 		src, opts, name = reviewFlow, nil, "Review"
+	case "Race":
+		src, opts, name = raceFlow, fanOptions(os.Getenv("TROUPE_DBOS_LOG"), os.Getenv("TROUPE_DBOS_KILL_ROLE")), "Race"
 	case "Fan":
 		src, opts, name = fanFlow, fanOptions(os.Getenv("TROUPE_DBOS_LOG"), os.Getenv("TROUPE_DBOS_KILL_ROLE")), "Fan"
 	}
@@ -434,6 +448,36 @@ func TestKilledDuringAFanOutIntoAnAndJoin(t *testing.T) {
 				counts[l]++
 			}
 			assert.Equal(t, map[string]int{"R1": 1, "R2": 2, "R3": 1}, counts)
+		})
+	}
+}
+
+// TestKilledAfterAnOrRaceWasWon kills the worker during the call of the
+// or-listener, after the race's winner finished: the winner is not asked
+// again, the loser never, the listener's call once more.
+func TestKilledAfterAnOrRaceWasWon(t *testing.T) {
+	for dbName, newDB := range databases(t) {
+		t.Run(dbName, func(t *testing.T) {
+			url, schema := newDB(t)
+			dir := t.TempDir()
+			log := filepath.Join(dir, "calls.log")
+			env := []string{"TROUPE_DBOS_DB=" + url, "TROUPE_DBOS_SCHEMA=" + schema, "TROUPE_DBOS_LOG=" + log,
+				"TROUPE_DBOS_FLOW=Race", "TROUPE_DBOS_EXECUTOR=worker-1"}
+			err := runChild(t, append(env, "TROUPE_DBOS_KILL_ROLE=R3", "TROUPE_DBOS_START=1")...)
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "the first worker must die")
+			outFile := filepath.Join(dir, "out.json")
+			require.NoError(t, runChild(t, append(env, "TROUPE_DBOS_OUT="+outFile)...))
+			out, err := os.ReadFile(outFile)
+			require.NoError(t, err)
+			assert.JSONEq(t, `"three"`, string(out))
+			calls, err := os.ReadFile(log)
+			require.NoError(t, err)
+			counts := map[string]int{}
+			for _, l := range strings.Fields(string(calls)) {
+				counts[l]++
+			}
+			assert.Equal(t, map[string]int{"R1": 1, "R3": 2}, counts)
 		})
 	}
 }
