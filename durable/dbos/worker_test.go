@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -423,30 +424,40 @@ func TestFeedbackAnsweredAfterARestart(t *testing.T) {
 	}
 }
 
+// killAndRecover runs flowName in a worker that kills itself as kill
+// (an environment setting) says, then in a restarted worker, and returns
+// the run's output and how often the log says each call was made.
+func killAndRecover(t *testing.T, newDB func(*testing.T) (string, string), flowName, kill string) ([]byte, map[string]int) {
+	t.Helper()
+	url, schema := newDB(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	env := []string{"TROUPE_DBOS_DB=" + url, "TROUPE_DBOS_SCHEMA=" + schema, "TROUPE_DBOS_LOG=" + log,
+		"TROUPE_DBOS_FLOW=" + flowName, "TROUPE_DBOS_EXECUTOR=worker-1"}
+	err := runChild(t, append(slices.Clip(env), kill, "TROUPE_DBOS_START=1")...)
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "the first worker must die")
+	outFile := filepath.Join(dir, "out.json")
+	require.NoError(t, runChild(t, append(slices.Clip(env), "TROUPE_DBOS_OUT="+outFile)...))
+	out, err := os.ReadFile(outFile)
+	require.NoError(t, err)
+	calls, err := os.ReadFile(log)
+	require.NoError(t, err)
+	counts := map[string]int{}
+	for _, l := range strings.Fields(string(calls)) {
+		counts[l]++
+	}
+	return out, counts
+}
+
 // TestKilledDuringAFanOutIntoAnAndJoin kills the worker during the second
-// of three agents that fan out into an AND join.
+// of three agents that fan out into an AND join: the first agent's call is
+// not made again, the second's is.
 func TestKilledDuringAFanOutIntoAnAndJoin(t *testing.T) {
 	for dbName, newDB := range databases(t) {
 		t.Run(dbName, func(t *testing.T) {
-			url, schema := newDB(t)
-			dir := t.TempDir()
-			log := filepath.Join(dir, "calls.log")
-			env := []string{"TROUPE_DBOS_DB=" + url, "TROUPE_DBOS_SCHEMA=" + schema, "TROUPE_DBOS_LOG=" + log,
-				"TROUPE_DBOS_FLOW=Fan", "TROUPE_DBOS_EXECUTOR=worker-1"}
-			err := runChild(t, append(env, "TROUPE_DBOS_KILL_ROLE=R2", "TROUPE_DBOS_START=1")...)
-			var ee *exec.ExitError
-			require.ErrorAs(t, err, &ee, "the first worker must die")
-			outFile := filepath.Join(dir, "out.json")
-			require.NoError(t, runChild(t, append(env, "TROUPE_DBOS_OUT="+outFile)...))
-			out, err := os.ReadFile(outFile)
-			require.NoError(t, err)
+			out, counts := killAndRecover(t, newDB, "Fan", "TROUPE_DBOS_KILL_ROLE=R2")
 			assert.JSONEq(t, `"onetwothree"`, string(out))
-			calls, err := os.ReadFile(log)
-			require.NoError(t, err)
-			counts := map[string]int{}
-			for _, l := range strings.Fields(string(calls)) {
-				counts[l]++
-			}
 			assert.Equal(t, map[string]int{"R1": 1, "R2": 2, "R3": 1}, counts)
 		})
 	}
@@ -458,25 +469,8 @@ func TestKilledDuringAFanOutIntoAnAndJoin(t *testing.T) {
 func TestKilledAfterAnOrRaceWasWon(t *testing.T) {
 	for dbName, newDB := range databases(t) {
 		t.Run(dbName, func(t *testing.T) {
-			url, schema := newDB(t)
-			dir := t.TempDir()
-			log := filepath.Join(dir, "calls.log")
-			env := []string{"TROUPE_DBOS_DB=" + url, "TROUPE_DBOS_SCHEMA=" + schema, "TROUPE_DBOS_LOG=" + log,
-				"TROUPE_DBOS_FLOW=Race", "TROUPE_DBOS_EXECUTOR=worker-1"}
-			err := runChild(t, append(env, "TROUPE_DBOS_KILL_ROLE=R3", "TROUPE_DBOS_START=1")...)
-			var ee *exec.ExitError
-			require.ErrorAs(t, err, &ee, "the first worker must die")
-			outFile := filepath.Join(dir, "out.json")
-			require.NoError(t, runChild(t, append(env, "TROUPE_DBOS_OUT="+outFile)...))
-			out, err := os.ReadFile(outFile)
-			require.NoError(t, err)
+			out, counts := killAndRecover(t, newDB, "Race", "TROUPE_DBOS_KILL_ROLE=R3")
 			assert.JSONEq(t, `"three"`, string(out))
-			calls, err := os.ReadFile(log)
-			require.NoError(t, err)
-			counts := map[string]int{}
-			for _, l := range strings.Fields(string(calls)) {
-				counts[l]++
-			}
 			assert.Equal(t, map[string]int{"R1": 1, "R3": 2}, counts)
 		})
 	}
