@@ -16,6 +16,7 @@ import (
 
 	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
 	_ "github.com/dbos-inc/dbos-transact-golang/dbos/driver/sqlite"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -303,12 +304,28 @@ func databases(t *testing.T) map[string]func(t *testing.T) (url, schema string) 
 	}
 	if dsn != "" {
 		out["postgres"] = func(t *testing.T) (string, string) {
-			return dsn, fmt.Sprintf("troupe_dbos_%d", time.Now().UnixNano())
+			schema := fmt.Sprintf("troupe_dbos_%d", time.Now().UnixNano())
+			t.Cleanup(func() { dropSchema(t, dsn, schema) })
+			return dsn, schema
 		}
 	} else {
 		t.Log("TROUPE_POSTGRES_DSN is not set: testing on SQLite only")
 	}
 	return out
+}
+
+// dropSchema removes a test's DBOS schema from the shared database.
+func dropSchema(t *testing.T, dsn, schema string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Logf("drop schema %s: %v", schema, err)
+		return
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+		t.Logf("drop schema %s: %v", schema, err)
+	}
 }
 
 // TestKilledDuringThirdModelCall starts a run in a worker that SIGKILLs
