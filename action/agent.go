@@ -104,6 +104,9 @@ type RunOptions struct {
 	// Intercept, when set, wraps every model and tool call of the run,
 	// streamed model calls included.
 	Intercept Interceptor
+	// ToolRound, when set, runs the tool calls of each model response
+	// instead of the default, which runs them concurrently.
+	ToolRound ToolRound
 }
 
 // A TimeoutError reports an agent run that exceeded its MaxExecutionTime.

@@ -130,12 +130,13 @@ type emitter struct {
 	obs       Observer
 	logger    *slog.Logger
 	intercept Interceptor
+	round     ToolRound
 }
 
 func newEmitter(opts *RunOptions) emitter {
 	e := emitter{mu: &sync.Mutex{}, next: new(int64)}
 	if opts != nil {
-		e.obs, e.logger, e.intercept = opts.Observer, opts.Logger, opts.Intercept
+		e.obs, e.logger, e.intercept, e.round = opts.Observer, opts.Logger, opts.Intercept, opts.ToolRound
 	}
 	return e
 }

@@ -7,7 +7,6 @@ import (
 	"iter"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/troupe-dev/troupe/llm"
@@ -174,11 +173,15 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.ToolCall) (string, bool
 	}
 	results := make([]callResult, len(calls))
 	if parallel {
-		var wg sync.WaitGroup
-		for i, c := range calls {
-			wg.Go(func() { results[i] = l.tb.call(ctx, l.em, l.toolCall(c, i+1)) })
+		round := l.em.round
+		if round == nil {
+			round = ConcurrentTools
 		}
-		wg.Wait()
+		// Each call's result goes to its own slot, by position: a call
+		// answered from a record (its tool not run) fills it the same way.
+		round(ctx, len(calls), func(ctx context.Context, i int) {
+			results[i] = l.tb.call(ctx, l.em, l.toolCall(calls[i], i+1))
+		})
 	} else {
 		for i, c := range calls {
 			results[i] = l.tb.call(ctx, l.em, l.toolCall(c, i+1))

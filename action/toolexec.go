@@ -297,6 +297,11 @@ func schemaText(s llm.ToolSpec) string {
 	return string(b)
 }
 
+// ObservationText returns the text an agent sees for a tool's result v:
+// strings as they are, other values as JSON. A durable run records this
+// text, since it is all of the result the agent uses.
+func ObservationText(v any) string { return resultText(v) }
+
 // resultText turns a tool's result into observation text: strings as they
 // are, other values as JSON.
 func resultText(v any) string {

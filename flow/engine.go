@@ -55,6 +55,7 @@ type Engine struct {
 	last      atomic.Pointer[Program]
 	workers   workers
 	intercept []Interceptor
+	toolRound action.ToolRound
 	// skills, skillScripts and skillNoLimits: see WithSkills,
 	// WithSkillScripts and WithSkillToolLimits.
 	skills        []string

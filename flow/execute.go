@@ -234,7 +234,12 @@ func (r *run) review(ctx context.Context, cm *cmethod, hf *HumanFeedback, out an
 	}
 	req := &FeedbackRequest{FlowID: r.res.RunID, Flow: r.p.def.Name, Method: cm.name, Output: out, Message: hf.Message,
 		Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome, Metadata: hf.Metadata}
-	feedback, err := p.RequestFeedback(ctx, req)
+	var feedback string
+	if r.drv != nil {
+		feedback, err = r.drv.feedback(ctx, req, r.feedbackEffect(ctx, cm))
+	} else {
+		feedback, err = p.RequestFeedback(ctx, req)
+	}
 	if errors.Is(err, ErrPending) {
 		return done{}, r.pause(ctx, cm, hf, out)
 	}

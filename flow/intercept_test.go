@@ -99,5 +99,5 @@ methods:
 		Run(context.Background(), def, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "It shipped.", res.Outputs["answer"].(map[string]any)["raw"])
-	assert.Equal(t, []string{"method::1:0", "llm::1:1", "tool:lookup:1:2", "llm::1:3"}, seen)
+	assert.Equal(t, []string{"method::1:0", "llm::1:1", "tool:lookup:1:1", "llm::1:2"}, seen)
 }

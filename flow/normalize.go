@@ -8,6 +8,12 @@ import (
 	"github.com/troupe-dev/troupe/internal/jsondata"
 )
 
+// Data returns v as Troupe data (nil, bool, int64, float64, string, []any,
+// map[string]any), converted the way a method's output is before it is
+// recorded: Go spellings of numbers, lists and maps, values with a Map
+// method, times, errors, other values through encoding/json.
+func Data(v any) any { return normalize(v) }
+
 // normalize turns a Go value into JSON data (nil, bool, int64, float64,
 // string, []any, map[string]any) so CEL reads every output the same way.
 // Values that already are JSON data are returned as they are, without a

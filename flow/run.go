@@ -56,6 +56,8 @@ type perRun struct {
 	// watched is set when the caller may stop waiting for the run (its
 	// context can be cancelled): methods then count themselves running.
 	watched bool
+	// drv is the Driver of a driven run, nil for the others.
+	drv *Driver
 }
 
 // runOut is the part of a run that outlives it.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/durable"
 	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/llm"
 )
@@ -217,9 +218,9 @@ type runCase struct {
 	check   func(t *testing.T, res *flow.Result)
 }
 
-func TestManifestRuntime(t *testing.T) {
-	dir := filepath.Join(fixtureDir(t), "valid")
-	cases := []runCase{
+// manifestCases lists the runtime expectations of the MANIFEST.
+func manifestCases() []runCase {
+	return []runCase{
 		{file: "chain_flow.yaml", want: "confirmed:True", trace: []string{"begin", "shout", "confirm"},
 			state: map[string]any{"begin_ran": true, "confirmed": true}},
 		{file: "merge_and_or.yaml", state: map[string]any{"either_ran": true, "joined": true}},
@@ -316,35 +317,51 @@ func TestManifestRuntime(t *testing.T) {
 		{file: "template_scaffold_flow.yaml", want: "AI agents"},
 		{file: "plain_dict_state_topic.json", check: func(t *testing.T, r *flow.Result) { assert.Equal(t, "ai", r.State["topic"]) }},
 	}
-	for _, c := range cases {
+}
+
+func TestManifestRuntime(t *testing.T) {
+	dir := filepath.Join(fixtureDir(t), "valid")
+	for _, c := range manifestCases() {
 		t.Run(strings.TrimSuffix(c.file, filepath.Ext(c.file)), func(t *testing.T) {
 			if c.scripts && !hasPython() {
 				t.Skip("python3 is not installed; script actions cannot run")
 			}
 			def, err := flow.Load(filepath.Join(dir, c.file))
 			require.NoError(t, err)
-			eng := fixtureEngine(flow.WithScripts(c.scripts))
-			res, err := eng.Run(context.Background(), def, c.inputs)
-			if c.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), c.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			if c.want != nil {
-				assert.Equal(t, c.want, res.Output)
-			}
-			if c.trace != nil {
-				assert.Equal(t, c.trace, res.Trace)
-			}
-			for k, v := range c.state {
-				assert.Equal(t, v, res.State[k], "state.%s", k)
-			}
-			assert.NotEmpty(t, res.State["id"])
-			if c.check != nil {
-				c.check(t, res)
+			// Every case also runs with each result passed through the
+			// durable codec, as a durable run sees it: it must not change.
+			for _, codec := range []bool{false, true} {
+				opts := []flow.Option{flow.WithScripts(c.scripts)}
+				if codec {
+					opts = append(opts, flow.WithInterceptor((&durable.Codec{}).Interceptor(nil)))
+				}
+				t.Run(fmt.Sprintf("codec=%v", codec), func(t *testing.T) { c.run(t, fixtureEngine(opts...), def) })
 			}
 		})
+	}
+}
+
+// run runs the case's definition on eng and checks what it expects.
+func (c runCase) run(t *testing.T, eng *flow.Engine, def *flow.Definition) {
+	res, err := eng.Run(context.Background(), def, c.inputs)
+	if c.wantErr != "" {
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), c.wantErr)
+		return
+	}
+	require.NoError(t, err)
+	if c.want != nil {
+		assert.Equal(t, c.want, res.Output)
+	}
+	if c.trace != nil {
+		assert.Equal(t, c.trace, res.Trace)
+	}
+	for k, v := range c.state {
+		assert.Equal(t, v, res.State[k], "state.%s", k)
+	}
+	assert.NotEmpty(t, res.State["id"])
+	if c.check != nil {
+		c.check(t, res)
 	}
 }
 

@@ -50,6 +50,9 @@ func (r *run) outcomePayload(out any) any {
 // never holds up the rest. Methods that do not block run on the calling
 // goroutine without a hand-off each.
 func (r *run) parallel(ctx context.Context, b *batch) error {
+	if r.drv != nil {
+		return r.drv.parallel(ctx, r, b)
+	}
 	b.r = r
 	b.ctx, b.cancel = context.WithCancelCause(ctx)
 	n := len(b.idx)

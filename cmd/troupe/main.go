@@ -107,6 +107,9 @@ func markCommandErrors(cmd *cobra.Command) {
 
 // run executes the troupe command line and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if code, ok := handOver(args, stdin, stdout, stderr); ok {
+		return code
+	}
 	root := &cobra.Command{
 		Use:   "troupe",
 		Short: "Validate and run CrewAI declarative flows (crewai.flow/v1)",

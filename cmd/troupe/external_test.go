@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestDBOSCommandsGoToTroupeDBOS(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\necho \"troupe-dbos $*\"\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(dir, "troupe-dbos"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	var out, errb bytes.Buffer
+	code := run([]string{"start", "--dbos", "postgres://db", "flow.yaml", "--inputs", "{}"}, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, 3, code)
+	assert.Equal(t, "troupe-dbos start --dbos postgres://db flow.yaml --inputs {}\n", out.String())
+}
+
+func TestDBOSCommandWithoutTroupeDBOS(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var out, errb bytes.Buffer
+	code := run([]string{"worker", "--dbos=postgres://db", "flow.yaml"}, strings.NewReader(""), &out, &errb)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errb.String(), "troupe-dbos command, which is not on PATH")
+	assert.Contains(t, errb.String(), "go install github.com/troupe-dev/troupe/durable/dbos/cmd/troupe-dbos@latest")
+}
+
+func TestRunsWithoutDBOSStaysHere(t *testing.T) {
+	_, handled := handOver([]string{"runs", "--store", "x.db"}, nil, nil, nil)
+	assert.False(t, handled)
+}

@@ -1,0 +1,305 @@
+// Package dbos runs Troupe flows durably on DBOS Transact: one DBOS
+// workflow per run (its id is the run id, so starting twice is
+// idempotent), driven by [flow.Driver], with every model call and tool
+// call a DBOS step named by its effect key. A worker that dies mid-run is
+// recovered by DBOS; the recovered run replays recorded steps instead of
+// calling models and tools again.
+//
+// It is its own Go module, so Troupe's core module never links DBOS:
+//
+//	go get github.com/troupe-dev/troupe/durable/dbos
+//
+// Import it under another name than DBOS's own package, e.g.
+// troupedbos "github.com/troupe-dev/troupe/durable/dbos".
+package dbos
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"github.com/troupe-dev/troupe/action"
+	"github.com/troupe-dev/troupe/durable"
+	"github.com/troupe-dev/troupe/flow"
+)
+
+// WorkflowName is the name runs are registered under.
+const WorkflowName = "troupe.flow"
+
+// Options configure a Worker.
+type Options struct {
+	// Flows are the definitions the worker runs, by name.
+	Flows map[string]*flow.Definition
+	// Engine are the engine's options: models, tools, code handlers. The
+	// worker adds its own interceptor and runs tool rounds sequentially
+	// (DBOS numbers steps in call order).
+	Engine []flow.Option
+	// Codec encodes step results; nil uses the default limits.
+	Codec *durable.Codec
+	// Queue, when set, is the name of a DBOS queue this worker serves
+	// (with at most WorkerConcurrency runs at once, 10 when zero); Start
+	// puts runs on it, so any worker serving it may take them.
+	Queue             string
+	WorkerConcurrency int
+	// FeedbackWait is how long a run waits for a person's answer (30
+	// days when zero).
+	FeedbackWait time.Duration
+}
+
+// A Worker runs flows as DBOS workflows. Create it before transact.Launch.
+type Worker struct {
+	dctx  transact.Context
+	eng   *flow.Engine
+	flows map[string]*flow.Definition
+	codec *durable.Codec
+	wait  time.Duration
+	queue transact.Queue
+	// runs maps a run id to its workflow context while the run is driven
+	// here, for the steps of its effects.
+	runs sync.Map
+}
+
+// RunInput is a run's workflow input: the flow's name and its inputs,
+// encoded by the durable codec (integers stay integers).
+type RunInput struct {
+	Flow   string `json:"flow"`
+	Inputs string `json:"inputs"`
+}
+
+// NewWorker registers the run workflow on dctx.
+func NewWorker(dctx transact.Context, o Options) (*Worker, error) {
+	if dctx == nil {
+		return nil, fmt.Errorf("dbos: no DBOS context")
+	}
+	w := &Worker{dctx: dctx, flows: o.Flows, codec: o.Codec, wait: o.FeedbackWait}
+	if w.wait <= 0 {
+		w.wait = 30 * 24 * time.Hour
+	}
+	if w.codec == nil {
+		w.codec = &durable.Codec{}
+	}
+	opts := append([]flow.Option{}, o.Engine...)
+	opts = append(opts, flow.WithToolRound(action.SequentialTools), flow.WithInterceptor(w.step))
+	w.eng = flow.NewEngine(opts...)
+	transact.RegisterWorkflow(dctx, w.run, transact.WithWorkflowName(WorkflowName))
+	if o.Queue != "" {
+		n := o.WorkerConcurrency
+		if n <= 0 {
+			n = 10
+		}
+		q, err := transact.RegisterQueue(dctx, o.Queue, transact.WithWorkerConcurrency(n))
+		if err != nil {
+			return nil, fmt.Errorf("dbos: queue %q: %w", o.Queue, err)
+		}
+		w.queue = q
+	}
+	return w, nil
+}
+
+// Start starts a run of the named flow with id runID (starting the same
+// id again returns the same run) and returns its id.
+func (w *Worker) Start(flowName string, inputs map[string]any, runID string) (string, error) {
+	if _, ok := w.flows[flowName]; !ok {
+		return "", fmt.Errorf("dbos: no flow %q on this worker", flowName)
+	}
+	b, err := w.codec.EncodeValue(runID, "inputs", inputs)
+	if err != nil {
+		return "", err
+	}
+	opts := []transact.WorkflowOption{transact.WithWorkflowID(runID)}
+	if w.queue != nil {
+		opts = append(opts, transact.WithQueue(w.queue))
+	}
+	h, err := transact.RunWorkflow(w.dctx, w.run, RunInput{Flow: flowName, Inputs: string(b)}, opts...)
+	if err != nil {
+		return "", fmt.Errorf("dbos: start run %s: %w", runID, err)
+	}
+	return h.GetWorkflowID(), nil
+}
+
+// Result waits for run runID to end and returns its output.
+func (w *Worker) Result(runID string) (any, error) { return result(w.dctx, runID) }
+
+func result(c transact.Client, runID string) (any, error) {
+	h, err := transact.RetrieveWorkflow[string](c, runID)
+	if err != nil {
+		return nil, fmt.Errorf("dbos: run %s: %w", runID, err)
+	}
+	out, err := h.GetResult()
+	if err != nil {
+		return nil, fmt.Errorf("dbos: run %s: %w", runID, err)
+	}
+	return durable.DecodeResult([]byte(out))
+}
+
+// run is the workflow of one run: the driver, fed one ready job at a time
+// in the order it hands them out, so a replay makes the same steps.
+func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
+	def, ok := w.flows[in.Flow]
+	if !ok {
+		return "", fmt.Errorf("dbos: no flow %q on this worker", in.Flow)
+	}
+	id, err := transact.GetWorkflowID(ctx)
+	if err != nil {
+		return "", err
+	}
+	raw, err := durable.DecodeValue([]byte(in.Inputs))
+	if err != nil {
+		return "", err
+	}
+	inputs, _ := raw.(map[string]any)
+	if inputs == nil {
+		inputs = map[string]any{}
+	}
+	inputs["id"] = id
+	w.runs.Store(id, ctx)
+	defer w.runs.Delete(id)
+	d, err := w.eng.NewDriver(def, inputs)
+	if err != nil {
+		return "", err
+	}
+	defer d.Stop()
+	for !d.Done() {
+		ready := d.Ready()
+		if len(ready) == 0 {
+			return "", fmt.Errorf("dbos: run %s waits for nothing but has not finished", id)
+		}
+		j := ready[0]
+		if j.Effect.Kind == flow.EffectFeedback {
+			answer, err := w.awaitFeedback(ctx, j)
+			if err != nil {
+				return "", err
+			}
+			if err := d.Complete(j, answer); err != nil {
+				return "", err
+			}
+			continue
+		}
+		out, err := j.Run(ctx)
+		if err != nil {
+			err = d.Fail(j, err)
+		} else {
+			err = d.Complete(j, out)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	res, err := d.Result()
+	if err != nil {
+		return "", err
+	}
+	b, err := w.codec.EncodeResult(id, res.Output)
+	return string(b), err
+}
+
+// step makes every model and tool call of a driven run a DBOS step named
+// by its effect key, returning the decoded copy of its result.
+func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Context) (any, error)) (any, error) {
+	if e.Kind != flow.EffectLLM && e.Kind != flow.EffectTool {
+		return next(ctx)
+	}
+	v, ok := w.runs.Load(e.RunID)
+	if !ok {
+		return next(ctx)
+	}
+	wctx := v.(transact.Context)
+	key := e.Key()
+	b, err := transact.RunAsStep(wctx, func(context.Context) (string, error) {
+		out, err := next(ctx)
+		if err != nil {
+			return "", err
+		}
+		b, err := w.codec.Encode(key, e.Kind, out)
+		return string(b), err
+	}, transact.WithStepName(key))
+	if err != nil {
+		return nil, err
+	}
+	return durable.Decode(e.Kind, []byte(b))
+}
+
+// Recover resumes the unfinished runs of the given executors (workers
+// that died and will not come back under the same executor id) on the
+// DBOS queues, where any live worker takes them, and returns their ids.
+// Steps they recorded are not run again.
+func (w *Worker) Recover(executorIDs ...string) ([]string, error) {
+	return recoverRuns(w.dctx, executorIDs)
+}
+
+func recoverRuns(c transact.Client, executorIDs []string) ([]string, error) {
+	if len(executorIDs) == 0 {
+		return nil, nil
+	}
+	runs, err := transact.ListWorkflows(c, transact.WithFilterStatus(transact.WorkflowStatusPending),
+		transact.WithFilterExecutorIDs(executorIDs...), transact.WithFilterName(WorkflowName))
+	if err != nil {
+		return nil, fmt.Errorf("dbos: list the runs of %v: %w", executorIDs, err)
+	}
+	ids := make([]string, 0, len(runs))
+	for _, r := range runs {
+		if _, err := transact.ResumeWorkflow[string](c, r.ID); err != nil {
+			return ids, fmt.Errorf("dbos: resume run %s: %w", r.ID, err)
+		}
+		ids = append(ids, r.ID)
+	}
+	return ids, nil
+}
+
+// The topic of feedback answers and the event key of the pending request.
+const (
+	feedbackTopic = "troupe.feedback"
+	pendingEvent  = "troupe.pending"
+)
+
+// A FeedbackAnswer answers the human feedback request of a method.
+type FeedbackAnswer struct {
+	Method string `json:"method"`
+	Text   string `json:"text"`
+}
+
+// awaitFeedback publishes the pending request (its method) and waits on
+// the run's inbox for the answer; the run holds no queue slot meanwhile.
+func (w *Worker) awaitFeedback(ctx transact.Context, j *flow.Job) (string, error) {
+	if err := transact.SetEvent(ctx, pendingEvent, j.Effect.Method); err != nil {
+		return "", fmt.Errorf("dbos: run %s: publish the feedback request: %w", j.Effect.RunID, err)
+	}
+	for {
+		a, err := transact.Recv[FeedbackAnswer](ctx, feedbackTopic, w.wait)
+		if err != nil {
+			return "", fmt.Errorf("dbos: run %s: wait for feedback on %s: %w", j.Effect.RunID, j.Effect.Method, err)
+		}
+		if a.Method == j.Effect.Method {
+			if err := transact.SetEvent(ctx, pendingEvent, ""); err != nil {
+				return "", err
+			}
+			return a.Text, nil
+		}
+		// An answer for another method is stale (sent twice, or late): drop it.
+	}
+}
+
+// Pending returns the method whose human feedback run runID waits for,
+// "" when it waits for none, waiting up to timeout for the run to say.
+func (w *Worker) Pending(runID string, timeout time.Duration) (string, error) {
+	m, err := transact.GetEvent[string](w.dctx, runID, pendingEvent, timeout)
+	if err != nil {
+		return "", fmt.Errorf("dbos: run %s: %w", runID, err)
+	}
+	return m, nil
+}
+
+// Feedback answers the human feedback request of method in run runID.
+func (w *Worker) Feedback(runID, method, text string) error {
+	return feedback(w.dctx, runID, method, text)
+}
+
+func feedback(c transact.Client, runID, method, text string) error {
+	if err := transact.Send(c, runID, FeedbackAnswer{Method: method, Text: text}, feedbackTopic); err != nil {
+		return fmt.Errorf("dbos: run %s: send feedback: %w", runID, err)
+	}
+	return nil
+}
