@@ -20,8 +20,15 @@ const dbosCommand = "troupe-dbos"
 // handOver runs a DBOS command line through troupe-dbos. It reports
 // whether args were one.
 func handOver(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
-	if len(args) == 0 || !slices.Contains(dbosCommands, args[0]) || !slices.ContainsFunc(args[1:], isDBOSFlag) {
+	if len(args) == 0 || !slices.Contains(dbosCommands, args[0]) {
 		return 0, false
+	}
+	if !slices.ContainsFunc(args[1:], isDBOSFlag) {
+		if args[0] == "runs" || slices.ContainsFunc(args[1:], isHelpFlag) {
+			return 0, false // troupe runs lists this machine's stored runs
+		}
+		fmt.Fprintf(stderr, "troupe: %s runs on DBOS Transact: give --dbos DSN (postgres://... or sqlite:///file.db); see docs/durable.md\n", args[0])
+		return exitUsage, true
 	}
 	path, err := exec.LookPath(dbosCommand)
 	if err != nil {
@@ -41,5 +48,7 @@ func handOver(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bo
 	}
 	return exitOK, true
 }
+
+func isHelpFlag(a string) bool { return a == "-h" || a == "--help" }
 
 func isDBOSFlag(a string) bool { return a == "--dbos" || strings.HasPrefix(a, "--dbos=") }

@@ -36,3 +36,12 @@ func TestRunsWithoutDBOSStaysHere(t *testing.T) {
 	_, handled := handOver([]string{"runs", "--store", "x.db"}, nil, nil, nil)
 	assert.False(t, handled)
 }
+
+func TestDBOSCommandWithoutDBOSFlagSaysWhatIsMissing(t *testing.T) {
+	for _, cmd := range []string{"worker", "start", "result", "feedback"} {
+		var out, errb bytes.Buffer
+		code := run([]string{cmd, "flow.yaml"}, strings.NewReader(""), &out, &errb)
+		assert.Equal(t, exitUsage, code, cmd)
+		assert.Equal(t, "troupe: "+cmd+" runs on DBOS Transact: give --dbos DSN (postgres://... or sqlite:///file.db); see docs/durable.md\n", errb.String())
+	}
+}
