@@ -344,10 +344,24 @@ func TestManifestRuntime(t *testing.T) {
 // run runs the case's definition on eng and checks what it expects.
 func (c runCase) run(t *testing.T, eng *flow.Engine, def *flow.Definition) {
 	res, err := eng.Run(context.Background(), def, c.inputs)
+	if !c.verify(t, res, err) {
+		return
+	}
+	assert.NotEmpty(t, res.State["id"])
+	if c.check != nil {
+		c.check(t, res)
+	}
+}
+
+// verify checks a run's result and error against the case's error,
+// output, trace and state. It reports whether the run succeeded, so the
+// caller can check more.
+func (c runCase) verify(t *testing.T, res *flow.Result, err error) bool {
+	t.Helper()
 	if c.wantErr != "" {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), c.wantErr)
-		return
+		return false
 	}
 	require.NoError(t, err)
 	if c.want != nil {
@@ -359,10 +373,7 @@ func (c runCase) run(t *testing.T, eng *flow.Engine, def *flow.Definition) {
 	for k, v := range c.state {
 		assert.Equal(t, v, res.State[k], "state.%s", k)
 	}
-	assert.NotEmpty(t, res.State["id"])
-	if c.check != nil {
-		c.check(t, res)
-	}
+	return true
 }
 
 func hasPython() bool {
