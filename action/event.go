@@ -131,12 +131,13 @@ type emitter struct {
 	logger    *slog.Logger
 	intercept Interceptor
 	round     ToolRound
+	clock     Clock // nil: SystemClock
 }
 
 func newEmitter(opts *RunOptions) emitter {
 	e := emitter{mu: &sync.Mutex{}, next: new(int64)}
 	if opts != nil {
-		e.obs, e.logger, e.intercept, e.round = opts.Observer, opts.Logger, opts.Intercept, opts.ToolRound
+		e.obs, e.logger, e.intercept, e.round, e.clock = opts.Observer, opts.Logger, opts.Intercept, opts.ToolRound, opts.Clock
 	}
 	return e
 }

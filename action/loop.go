@@ -7,7 +7,6 @@ import (
 	"iter"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/schema"
@@ -94,14 +93,14 @@ func (l *loop) run(ctx context.Context) (*AgentOutput, error) {
 func (l *loop) recall(ctx context.Context) ([]string, error) {
 	role, task := l.spec.Role, l.task.Name
 	id := l.em.emit(ctx, Event{Kind: EventMemoryRetrievalStarted, Agent: role, Task: task})
-	start := time.Now()
+	start := l.em.now()
 	m, err := l.spec.Memory.Recall(ctx, l.task.Input)
 	if err != nil {
-		l.em.emit(ctx, Event{Kind: EventMemoryRetrievalFailed, Parent: id, Agent: role, Task: task, Err: err, Duration: time.Since(start)})
+		l.em.emit(ctx, Event{Kind: EventMemoryRetrievalFailed, Parent: id, Agent: role, Task: task, Err: err, Duration: l.em.since(start)})
 		return nil, err
 	}
 	l.em.emit(ctx, Event{Kind: EventMemoryRetrievalCompleted, Parent: id, Agent: role, Task: task,
-		Result: strings.Join(m, "\n"), Duration: time.Since(start)})
+		Result: strings.Join(m, "\n"), Duration: l.em.since(start)})
 	return m, nil
 }
 
@@ -262,7 +261,7 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 	role, task := l.spec.Role, l.task.Name
 	id := l.em.emit(ctx, Event{Kind: EventLLMStarted, Agent: role, Task: task, Model: l.spec.ModelName, Iteration: l.iter,
 		Detail: l.modelCall(req, nil)})
-	start := time.Now()
+	start := l.em.now()
 	call := Call{Kind: CallModel, Agent: role, Task: task, Name: l.spec.ModelName, Turn: l.turns, Request: req, Stream: l.stream}
 	resp, err := l.em.interceptedModel(withParent(ctx, id), call, func(ctx context.Context) (*llm.Response, error) {
 		if l.stream {
@@ -274,7 +273,7 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 		err = errEmptyReply
 	}
 	if err != nil {
-		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: time.Since(start), Iteration: l.iter,
+		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: l.em.since(start), Iteration: l.iter,
 			Detail: l.modelCall(req, nil)})
 		return nil, err
 	}
@@ -283,7 +282,7 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 	if model == "" {
 		model = l.spec.ModelName
 	}
-	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: time.Since(start), Iteration: l.iter,
+	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: l.em.since(start), Iteration: l.iter,
 		Detail: l.modelCall(req, resp)})
 	return resp, nil
 }

@@ -155,17 +155,17 @@ type callResult struct {
 func (tb *toolbox) call(ctx context.Context, em emitter, at Call) callResult {
 	c := *at.ToolCall
 	agent, task := at.Agent, at.Task
-	start := time.Now()
+	start := em.now()
 	id := em.emit(ctx, Event{Kind: EventToolStarted, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments})
 	res, reason, err := tb.run(withParent(ctx, id), em, at)
 	if err != nil {
 		tb.mu.Lock()
 		tb.failures = append(tb.failures, ToolFailure{Tool: c.Name, Reason: reason, Message: res.text, Arguments: c.Arguments})
 		tb.mu.Unlock()
-		em.emit(ctx, Event{Kind: EventToolError, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Err: err, Duration: time.Since(start)})
+		em.emit(ctx, Event{Kind: EventToolError, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Err: err, Duration: em.since(start)})
 		return res
 	}
-	em.emit(ctx, Event{Kind: EventToolFinished, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Duration: time.Since(start)})
+	em.emit(ctx, Event{Kind: EventToolFinished, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Duration: em.since(start)})
 	return res
 }
 

@@ -228,7 +228,7 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 // each under its enclosing event (the outermost under the method's), and
 // passes model and tool calls through the engine's interceptors.
 func (r *run) agentOptions(ctx context.Context, method string) *action.RunOptions {
-	opts := &action.RunOptions{Stream: r.p.def.Config.Stream, ToolRound: r.e.toolRound}
+	opts := &action.RunOptions{Stream: r.p.def.Config.Stream, ToolRound: r.e.toolRound, Clock: r.e.clock}
 	if r.e.logger.Enabled(context.Background(), -4) {
 		opts.Logger = r.e.logger
 	}

@@ -56,6 +56,7 @@ type Engine struct {
 	workers   workers
 	intercept []Interceptor
 	toolRound action.ToolRound
+	clock     action.Clock // see WithClock; nil: the system clock
 	// skills, skillScripts and skillNoLimits: see WithSkills,
 	// WithSkillScripts and WithSkillToolLimits.
 	skills        []string

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"sync"
-	"time"
 
 	"github.com/troupe-dev/troupe/internal/jsondata"
 	"github.com/troupe-dev/troupe/store"
@@ -175,7 +174,7 @@ func (r *run) snapshot(method string, status store.Status) *store.Snapshot {
 		FlowID: r.res.RunID, Flow: r.p.def.Name, DefinitionHash: r.p.hash.of(r.p.def), Status: status, Method: method,
 		State: maps.Clone(r.state()), Outputs: maps.Clone(r.res.Outputs),
 		Completed: append([]string(nil), r.res.Trace...), Journal: append([]store.JournalEntry(nil), r.side.journal...),
-		LastFeedback: r.side.lastHF, Pending: r.side.pending, UpdatedAt: time.Now().UTC(),
+		LastFeedback: r.side.lastHF, Pending: r.side.pending, UpdatedAt: r.e.now().UTC(),
 	}
 }
 
