@@ -170,28 +170,30 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.ToolCall) (string, bool
 			parallel = false
 		}
 	}
-	results := make([]callResult, len(calls))
-	if parallel {
-		round := l.em.round
-		if round == nil {
-			round = ConcurrentTools
-		}
-		// Each call's result goes to its own slot, by position: a call
-		// answered from a record (its tool not run) fills it the same way.
-		round(ctx, len(calls), func(ctx context.Context, i int) {
-			results[i] = l.tb.call(ctx, l.em, l.toolCall(calls[i], i+1))
-		})
-	} else {
+	if !parallel {
 		for i, c := range calls {
-			results[i] = l.tb.call(ctx, l.em, l.toolCall(c, i+1))
-			if results[i].answer {
-				l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, results[i].text))
-				return results[i].text, true
+			res := l.tb.call(ctx, l.em, l.toolCall(c, i+1))
+			l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, res.text))
+			if res.answer {
+				return res.text, true
 			}
 		}
+		return "", false
+	}
+	round := l.em.round
+	if round == nil {
+		round = ConcurrentTools
+	}
+	// The round returns the results by position: a call answered from a
+	// record (its tool not run) comes back the same way.
+	results := round(ctx, len(calls), func(ctx context.Context, i int) ToolOutcome {
+		return ToolOutcome{l.tb.call(ctx, l.em, l.toolCall(calls[i], i+1))}
+	})
+	if len(results) != len(calls) {
+		panic("action: a ToolRound returned " + strconv.Itoa(len(results)) + " results for " + strconv.Itoa(len(calls)) + " calls")
 	}
 	for i, c := range calls {
-		l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, results[i].text))
+		l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, results[i].r.text))
 	}
 	return "", false
 }
