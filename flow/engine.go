@@ -57,6 +57,7 @@ type Engine struct {
 	intercept []Interceptor
 	toolRound action.ToolRound
 	clock     action.Clock // see WithClock; nil: the system clock
+	ids       IDSource     // see WithIDSource; nil: the program's own
 	// skills, skillScripts and skillNoLimits: see WithSkills,
 	// WithSkillScripts and WithSkillToolLimits.
 	skills        []string

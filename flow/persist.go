@@ -128,7 +128,7 @@ func (e *Engine) runSaved(ctx context.Context, p *Program, inputs map[string]any
 	)
 	if v, ok := inputs["id"]; ok && v != nil {
 		id = fmt.Sprint(v)
-	} else if state, id, err = p.state.initial(nil, inputs, e.logger, p.def.Name); err != nil {
+	} else if state, id, err = p.state.initial(nil, inputs, e.logger, p.def.Name, e.ids); err != nil {
 		return nil, err
 	}
 	c, ctx, err := e.claimRun(ctx, e.resumeStore(p), id)
@@ -143,7 +143,7 @@ func (e *Engine) runSaved(ctx context.Context, p *Program, inputs map[string]any
 				return nil, err
 			}
 		}
-		if state, id, err = p.state.initial(stored, inputs, e.logger, p.def.Name); err != nil {
+		if state, id, err = p.state.initial(stored, inputs, e.logger, p.def.Name, e.ids); err != nil {
 			return nil, err
 		}
 	}

@@ -148,7 +148,7 @@ func (p *Program) run(ctx context.Context, inputs map[string]any, sink func(Even
 	if p.side {
 		return e.runSaved(ctx, p, inputs, sink)
 	}
-	state, id, err := p.state.initial(nil, inputs, e.logger, p.def.Name)
+	state, id, err := p.state.initial(nil, inputs, e.logger, p.def.Name, e.ids)
 	if err != nil {
 		return nil, err
 	}
