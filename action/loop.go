@@ -265,7 +265,7 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 		Detail: l.modelCall(req, nil)})
 	start := l.em.now()
 	call := Call{Kind: CallModel, Agent: role, Task: task, Name: l.spec.ModelName, Turn: l.turns, Request: req, Stream: l.stream}
-	resp, err := l.em.interceptedModel(withParent(ctx, id), call, func(ctx context.Context) (*llm.Response, error) {
+	resp, replayed, err := l.em.interceptedModel(withParent(ctx, id), call, func(ctx context.Context) (*llm.Response, error) {
 		if l.stream {
 			return llm.Collect(l.chunks(ctx, l.spec.Model.Stream(ctx, req)))
 		}
@@ -285,7 +285,7 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 		model = l.spec.ModelName
 	}
 	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: l.em.since(start), Iteration: l.iter,
-		Detail: l.modelCall(req, resp)})
+		Replayed: replayed, Detail: l.modelCall(req, resp)})
 	return resp, nil
 }
 

@@ -247,7 +247,7 @@ func (r *run) agentOptions(ctx context.Context, method string) *action.RunOption
 			}
 			seqs[ev.ID] = r.events.emit(Event{Kind: EventKind(ev.Kind), Parent: parent, Method: method, Agent: ev.Agent,
 				Model: ev.Model, Tool: ev.Tool, Arguments: ev.Arguments, Task: ev.Task, CallID: ev.CallID, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
-				Err: ev.Err, Duration: ev.Duration, Skill: ev.Skill, Detail: ev.Detail})
+				Err: ev.Err, Duration: ev.Duration, Replayed: ev.Replayed, Skill: ev.Skill, Detail: ev.Detail})
 		}
 	}
 	return opts
