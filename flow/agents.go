@@ -232,7 +232,7 @@ func (r *run) agentOptions(ctx context.Context, method string) *action.RunOption
 	if r.e.logger.Enabled(context.Background(), -4) {
 		opts.Logger = r.e.logger
 	}
-	if len(r.e.intercept) > 0 || r.budget() != nil {
+	if len(r.e.intercept) > 0 || r.budget() != nil || r.e.retry != nil {
 		opts.Intercept = r.e.interceptCalls
 	}
 	if r.events != nil {

@@ -58,6 +58,7 @@ type Engine struct {
 	toolRound action.ToolRound
 	clock     action.Clock // see WithClock; nil: the system clock
 	ids       IDSource     // see WithIDSource; nil: the program's own
+	retry     *ModelRetry  // see WithModelRetries; nil: the providers retry
 	// skills, skillScripts and skillNoLimits: see WithSkills,
 	// WithSkillScripts and WithSkillToolLimits.
 	skills        []string

@@ -188,6 +188,9 @@ func (e *Engine) interceptCalls(ctx context.Context, c action.Call, next func(co
 	kind := EffectTool
 	if c.Kind == action.CallModel {
 		kind = EffectLLM
+		if e.retry != nil {
+			next = e.retry.retried(e.clock, next)
+		}
 	}
 	eff, sc, ok := sideCall(ctx, kind, c)
 	if !ok {
