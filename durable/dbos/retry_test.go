@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	troupedbos "github.com/troupe-dev/troupe/durable/dbos"
 	"github.com/troupe-dev/troupe/flow"
 	"github.com/troupe-dev/troupe/llm"
+	"github.com/troupe-dev/troupe/llm/fake"
 	"github.com/troupe-dev/troupe/llm/llmtest"
 	"github.com/troupe-dev/troupe/llm/openai"
 )
@@ -78,4 +80,50 @@ func TestWorkerRetriesModelCallsItself(t *testing.T) {
 			assert.Len(t, srv.Received(), 3)
 		})
 	}
+}
+
+const memoryFlow = `
+schema: crewai.flow/v1
+name: Atlas
+methods:
+  ask:
+    start: true
+    do:
+      call: crew
+      with:
+        memory: true
+        agents:
+          guide: {role: Guide, goal: Answer geography questions, backstory: Remembers what it learns.}
+        tasks:
+          - {description: "What is the capital of Atlantis?", expected_output: One sentence., agent: guide}
+`
+
+// TestWorkerStepsMemoryEffects checks that an agent's memory recall and
+// remember are steps of the run, named by their effect keys, between its
+// model call's.
+func TestWorkerStepsMemoryEffects(t *testing.T) {
+	def, err := flow.Parse([]byte(memoryFlow), "flow.yaml")
+	require.NoError(t, err)
+	dctx, err := transact.NewContext(context.Background(), transact.Config{AppName: "troupe-test",
+		DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "dbos.sqlite"), ApplicationVersion: "test-v1"})
+	require.NoError(t, err)
+	w, err := troupedbos.NewWorker(dctx, troupedbos.Options{Flows: map[string]*flow.Definition{"Atlas": def},
+		Engine: []flow.Option{flow.WithLLM(fake.New(fake.Text("Poseidonia.")))}})
+	require.NoError(t, err)
+	require.NoError(t, transact.Launch(dctx))
+	defer transact.Shutdown(dctx, 5*time.Second)
+	_, err = w.Start("Atlas", map[string]any{}, "run-1")
+	require.NoError(t, err)
+	out, err := w.Result("run-1")
+	require.NoError(t, err)
+	assert.Equal(t, "Poseidonia.", flow.Data(out).(map[string]any)["raw"])
+	steps, err := transact.GetWorkflowSteps(dctx, "run-1")
+	require.NoError(t, err)
+	var names []string
+	for _, s := range steps {
+		if strings.HasPrefix(s.StepName, "run-1/") {
+			names = append(names, s.StepName)
+		}
+	}
+	assert.Equal(t, []string{"run-1/ask#1/memory#1", "run-1/ask#1/llm#1", "run-1/ask#1/memory#2"}, names)
 }

@@ -204,8 +204,10 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
 
 // step makes every model and tool call of a driven run a DBOS step named
 // by its effect key, returning the decoded copy of its result.
+// h-seams: and every memory read and write the engine makes for agents
+// (a recall's result is recorded, so a replay sees what the run saw).
 func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Context) (any, error)) (any, error) {
-	if e.Kind != flow.EffectLLM && e.Kind != flow.EffectTool {
+	if e.Kind != flow.EffectLLM && e.Kind != flow.EffectTool && e.Kind != flow.EffectMemory {
 		return next(ctx)
 	}
 	v, ok := w.runs.Load(e.RunID)
