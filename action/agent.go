@@ -107,6 +107,9 @@ type RunOptions struct {
 	// ToolRound, when set, runs the tool calls of each model response
 	// instead of the default, which runs them concurrently.
 	ToolRound ToolRound
+	// Clock, when set, is read for the durations the events record and
+	// waited on by the rate limiter; nil is the [SystemClock].
+	Clock Clock
 }
 
 // A TimeoutError reports an agent run that exceeded its MaxExecutionTime.
@@ -153,7 +156,7 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 		return nil, &AgentError{Agent: spec.Role, Err: errors.New("no model (set AgentSpec.Model)")}
 	}
 	if lim == nil && spec.MaxRPM > 0 {
-		lim = newRateLimiter(spec.MaxRPM, time.Minute)
+		lim = newRateLimiter(spec.MaxRPM, time.Minute, em.clock)
 	}
 	r, err := newLoop(spec, task, em, stream, lim)
 	if err != nil {
@@ -165,7 +168,7 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 		runCtx, cancel = context.WithTimeout(ctx, spec.MaxExecutionTime)
 		defer cancel()
 	}
-	start := time.Now()
+	start := em.now()
 	ctx, runCtx = withEmitter(ctx, em), withEmitter(runCtx, em)
 	id := em.emit(ctx, Event{Kind: EventAgentStarted, Agent: spec.Role, Task: task.Name})
 	runCtx = withParent(runCtx, id)
@@ -183,7 +186,7 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 		} else {
 			err = &AgentError{Agent: spec.Role, Err: err}
 		}
-		em.emit(ctx, Event{Kind: EventAgentError, Parent: id, Agent: spec.Role, Task: task.Name, Err: err, Usage: r.usage, Duration: time.Since(start)})
+		em.emit(ctx, Event{Kind: EventAgentError, Parent: id, Agent: spec.Role, Task: task.Name, Err: err, Usage: r.usage, Duration: em.since(start)})
 		return nil, err
 	}
 	if spec.Memory != nil {
@@ -191,6 +194,6 @@ func runAgent(ctx context.Context, spec *AgentSpec, task AgentTask, em emitter, 
 			return nil, &AgentError{Agent: spec.Role, Err: fmt.Errorf("remember: %w", err)}
 		}
 	}
-	em.emit(ctx, Event{Kind: EventAgentCompleted, Parent: id, Agent: spec.Role, Task: task.Name, Result: out.Raw, Usage: out.Usage, Duration: time.Since(start)})
+	em.emit(ctx, Event{Kind: EventAgentCompleted, Parent: id, Agent: spec.Role, Task: task.Name, Result: out.Raw, Usage: out.Usage, Duration: em.since(start)})
 	return out, nil
 }

@@ -107,11 +107,10 @@ func RunCrew(ctx context.Context, spec *CrewSpec, inputs map[string]any, opts *R
 	if spec == nil {
 		return nil, errors.New("action: nil crew spec")
 	}
-	c, err := prepareCrew(spec, inputs)
+	c, err := prepareCrew(spec, inputs, newEmitter(opts))
 	if err != nil {
 		return nil, err
 	}
-	c.em = newEmitter(opts)
 	c.stream = opts != nil && opts.Stream
 	out := &CrewOutput{UsageByAgent: map[string]llm.Usage{}}
 	for i, t := range c.tasks {
@@ -143,7 +142,7 @@ type crewRun struct {
 }
 
 // prepareCrew checks spec and renders its placeholders.
-func prepareCrew(spec *CrewSpec, inputs map[string]any) (*crewRun, error) {
+func prepareCrew(spec *CrewSpec, inputs map[string]any, em emitter) (*crewRun, error) {
 	cerr := func(format string, args ...any) error {
 		return &CrewError{Crew: spec.Name, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -153,7 +152,7 @@ func prepareCrew(spec *CrewSpec, inputs map[string]any) (*crewRun, error) {
 	if len(spec.Tasks) == 0 {
 		return nil, cerr("crew action requires a non-empty tasks list")
 	}
-	c := &crewRun{spec: spec, byName: map[string]*AgentSpec{}, limits: map[*AgentSpec]*rateLimiter{}, byAgent: usageSums{}}
+	c := &crewRun{spec: spec, byName: map[string]*AgentSpec{}, limits: map[*AgentSpec]*rateLimiter{}, byAgent: usageSums{}, em: em}
 	for i, a := range spec.Agents {
 		if a == nil {
 			return nil, cerr("agents[%d] is nil", i)
@@ -243,7 +242,7 @@ func (c *crewRun) agent(a *AgentSpec, where string, inputs map[string]any) (*Age
 		rpm = c.spec.MaxRPM
 	}
 	if rpm > 0 {
-		c.limits[&cp] = newRateLimiter(rpm, time.Minute)
+		c.limits[&cp] = newRateLimiter(rpm, time.Minute, c.em.clock)
 	}
 	return &cp, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/troupe-dev/troupe/llm"
 )
@@ -54,7 +53,7 @@ func (c *crewRun) runTask(ctx context.Context, i int, t *TaskSpec, taskContext s
 	if t.GuardrailMaxRetries != nil {
 		retries = max(*t.GuardrailMaxRetries, 0)
 	}
-	start := time.Now()
+	start := c.em.now()
 	id := c.em.emit(ctx, Event{Kind: EventTaskStarted, Agent: exec.Role, Task: label})
 	taskCtx := withParent(ctx, id)
 	feedback := ""
@@ -75,7 +74,7 @@ func (c *crewRun) runTask(ctx context.Context, i int, t *TaskSpec, taskContext s
 		}
 		if msg == "" {
 			out.Usage = sink.total
-			c.em.emit(ctx, Event{Kind: EventTaskCompleted, Parent: id, Agent: exec.Role, Task: label, Result: out.Raw, Usage: out.Usage, Duration: time.Since(start)})
+			c.em.emit(ctx, Event{Kind: EventTaskCompleted, Parent: id, Agent: exec.Role, Task: label, Result: out.Raw, Usage: out.Usage, Duration: c.em.since(start)})
 			return out, nil
 		}
 		if attempt >= retries {

@@ -60,7 +60,7 @@ func (c *crewRun) buildManager(inputs map[string]any) (*AgentSpec, error) {
 		return nil, &CrewError{Crew: s.Name, Msg: "manager agent: no model"}
 	}
 	if m.MaxRPM > 0 || s.MaxRPM > 0 {
-		c.limits[&m] = newRateLimiter(max(m.MaxRPM, s.MaxRPM), time.Minute)
+		c.limits[&m] = newRateLimiter(max(m.MaxRPM, s.MaxRPM), time.Minute, c.em.clock)
 	}
 	return &m, nil
 }

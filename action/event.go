@@ -88,6 +88,12 @@ type Event struct {
 	TextDelta string
 	// Iteration counts the agent loop's LLM rounds from 0.
 	Iteration int
+	// Replayed marks the llm_call_completed or tool_usage_finished event
+	// of a call the host's interceptor answered from a record without
+	// making it (a durable engine replaying a run): the call was made, and
+	// reported, by an earlier attempt. A sink that saw that attempt drops
+	// the event and its started event (its Parent).
+	Replayed bool
 	// Skill describes the skill of a skill_* event; nil on other events.
 	Skill *SkillInfo
 	// Detail holds what an event reported by a tool or toolset says beyond
@@ -131,12 +137,13 @@ type emitter struct {
 	logger    *slog.Logger
 	intercept Interceptor
 	round     ToolRound
+	clock     Clock // nil: SystemClock
 }
 
 func newEmitter(opts *RunOptions) emitter {
 	e := emitter{mu: &sync.Mutex{}, next: new(int64)}
 	if opts != nil {
-		e.obs, e.logger, e.intercept, e.round = opts.Observer, opts.Logger, opts.Intercept, opts.ToolRound
+		e.obs, e.logger, e.intercept, e.round, e.clock = opts.Observer, opts.Logger, opts.Intercept, opts.ToolRound, opts.Clock
 	}
 	return e
 }

@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // A Guardrail checks a task's output before the crew accepts it. It returns
@@ -43,10 +42,10 @@ func (c *crewRun) checkGuardrails(ctx context.Context, t *TaskSpec, exec *AgentS
 		if g.Func == nil && g.Prompt == "" {
 			continue
 		}
-		start := time.Now()
+		start := c.em.now()
 		id := c.em.emit(ctx, Event{Kind: EventGuardrailStarted, Agent: exec.Role, Task: label})
 		msg, err := c.guardrailMessage(withParent(ctx, id), g, t, exec, label, out, sink)
-		ev := Event{Kind: EventGuardrailCompleted, Parent: id, Agent: exec.Role, Task: label, Result: msg, Err: err, Duration: time.Since(start)}
+		ev := Event{Kind: EventGuardrailCompleted, Parent: id, Agent: exec.Role, Task: label, Result: msg, Err: err, Duration: c.em.since(start)}
 		if msg != "" && err == nil {
 			ev.Err = fmt.Errorf("rejected: %s", msg)
 		}

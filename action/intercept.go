@@ -51,27 +51,37 @@ type Call struct {
 // agent knows about it (ResultAsAnswer, its own argument checks) holds.
 type Interceptor func(ctx context.Context, c Call, next func(context.Context) (any, error)) (any, error)
 
-// intercepted runs next through em's interceptor, if any.
-func (e emitter) intercepted(ctx context.Context, c Call, next func(context.Context) (any, error)) (any, error) {
+// intercepted runs next through em's interceptor, if any. It reports the
+// call replayed when the interceptor returned a result without calling
+// next: a durable engine served it from its record. (An error returned
+// without next, such as a budget's refusal, is not a replay.)
+func (e emitter) intercepted(ctx context.Context, c Call, next func(context.Context) (any, error)) (v any, replayed bool, err error) {
 	if e.intercept == nil {
-		return next(ctx)
+		v, err = next(ctx)
+		return v, false, err
 	}
-	return e.intercept(ctx, c, next)
+	ran := false
+	v, err = e.intercept(ctx, c, func(ctx context.Context) (any, error) {
+		ran = true
+		return next(ctx)
+	})
+	return v, !ran && err == nil, err
 }
 
 // interceptedModel makes a model call through em's interceptor and checks
-// what it returns.
-func (e emitter) interceptedModel(ctx context.Context, c Call, next func(context.Context) (*llm.Response, error)) (*llm.Response, error) {
+// what it returns; see intercepted for replayed.
+func (e emitter) interceptedModel(ctx context.Context, c Call, next func(context.Context) (*llm.Response, error)) (*llm.Response, bool, error) {
 	if e.intercept == nil {
-		return next(ctx)
+		resp, err := next(ctx)
+		return resp, false, err
 	}
-	out, err := e.intercept(ctx, c, func(ctx context.Context) (any, error) { return next(ctx) })
+	out, replayed, err := e.intercepted(ctx, c, func(ctx context.Context) (any, error) { return next(ctx) })
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	resp, ok := out.(*llm.Response)
 	if !ok {
-		return nil, fmt.Errorf("action: an interceptor returned %T for a model call; want *llm.Response", out)
+		return nil, false, fmt.Errorf("action: an interceptor returned %T for a model call; want *llm.Response", out)
 	}
-	return resp, nil
+	return resp, replayed, nil
 }

@@ -7,7 +7,6 @@ import (
 	"iter"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/troupe-dev/troupe/llm"
 	"github.com/troupe-dev/troupe/schema"
@@ -94,14 +93,14 @@ func (l *loop) run(ctx context.Context) (*AgentOutput, error) {
 func (l *loop) recall(ctx context.Context) ([]string, error) {
 	role, task := l.spec.Role, l.task.Name
 	id := l.em.emit(ctx, Event{Kind: EventMemoryRetrievalStarted, Agent: role, Task: task})
-	start := time.Now()
+	start := l.em.now()
 	m, err := l.spec.Memory.Recall(ctx, l.task.Input)
 	if err != nil {
-		l.em.emit(ctx, Event{Kind: EventMemoryRetrievalFailed, Parent: id, Agent: role, Task: task, Err: err, Duration: time.Since(start)})
+		l.em.emit(ctx, Event{Kind: EventMemoryRetrievalFailed, Parent: id, Agent: role, Task: task, Err: err, Duration: l.em.since(start)})
 		return nil, err
 	}
 	l.em.emit(ctx, Event{Kind: EventMemoryRetrievalCompleted, Parent: id, Agent: role, Task: task,
-		Result: strings.Join(m, "\n"), Duration: time.Since(start)})
+		Result: strings.Join(m, "\n"), Duration: l.em.since(start)})
 	return m, nil
 }
 
@@ -171,28 +170,30 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.ToolCall) (string, bool
 			parallel = false
 		}
 	}
-	results := make([]callResult, len(calls))
-	if parallel {
-		round := l.em.round
-		if round == nil {
-			round = ConcurrentTools
-		}
-		// Each call's result goes to its own slot, by position: a call
-		// answered from a record (its tool not run) fills it the same way.
-		round(ctx, len(calls), func(ctx context.Context, i int) {
-			results[i] = l.tb.call(ctx, l.em, l.toolCall(calls[i], i+1))
-		})
-	} else {
+	if !parallel {
 		for i, c := range calls {
-			results[i] = l.tb.call(ctx, l.em, l.toolCall(c, i+1))
-			if results[i].answer {
-				l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, results[i].text))
-				return results[i].text, true
+			res := l.tb.call(ctx, l.em, l.toolCall(c, i+1))
+			l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, res.text))
+			if res.answer {
+				return res.text, true
 			}
 		}
+		return "", false
+	}
+	round := l.em.round
+	if round == nil {
+		round = ConcurrentTools
+	}
+	// The round returns the results by position: a call answered from a
+	// record (its tool not run) comes back the same way.
+	results := round(ctx, len(calls), func(ctx context.Context, i int) ToolOutcome {
+		return ToolOutcome{l.tb.call(ctx, l.em, l.toolCall(calls[i], i+1))}
+	})
+	if len(results) != len(calls) {
+		panic("action: a ToolRound returned " + strconv.Itoa(len(results)) + " results for " + strconv.Itoa(len(calls)) + " calls")
 	}
 	for i, c := range calls {
-		l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, results[i].text))
+		l.msgs = append(l.msgs, llm.ToolResult(c.ID, c.Name, results[i].r.text))
 	}
 	return "", false
 }
@@ -262,9 +263,9 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 	role, task := l.spec.Role, l.task.Name
 	id := l.em.emit(ctx, Event{Kind: EventLLMStarted, Agent: role, Task: task, Model: l.spec.ModelName, Iteration: l.iter,
 		Detail: l.modelCall(req, nil)})
-	start := time.Now()
+	start := l.em.now()
 	call := Call{Kind: CallModel, Agent: role, Task: task, Name: l.spec.ModelName, Turn: l.turns, Request: req, Stream: l.stream}
-	resp, err := l.em.interceptedModel(withParent(ctx, id), call, func(ctx context.Context) (*llm.Response, error) {
+	resp, replayed, err := l.em.interceptedModel(withParent(ctx, id), call, func(ctx context.Context) (*llm.Response, error) {
 		if l.stream {
 			return llm.Collect(l.chunks(ctx, l.spec.Model.Stream(ctx, req)))
 		}
@@ -274,7 +275,7 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 		err = errEmptyReply
 	}
 	if err != nil {
-		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: time.Since(start), Iteration: l.iter,
+		l.em.emit(ctx, Event{Kind: EventLLMFailed, Parent: id, Agent: role, Task: task, Model: l.spec.ModelName, Err: err, Duration: l.em.since(start), Iteration: l.iter,
 			Detail: l.modelCall(req, nil)})
 		return nil, err
 	}
@@ -283,8 +284,8 @@ func (l *loop) generate(ctx context.Context, req *llm.Request) (*llm.Response, e
 	if model == "" {
 		model = l.spec.ModelName
 	}
-	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: time.Since(start), Iteration: l.iter,
-		Detail: l.modelCall(req, resp)})
+	l.em.emit(ctx, Event{Kind: EventLLMCompleted, Parent: id, Agent: role, Task: task, Model: model, Usage: resp.Usage, Duration: l.em.since(start), Iteration: l.iter,
+		Replayed: replayed, Detail: l.modelCall(req, resp)})
 	return resp, nil
 }
 

@@ -15,11 +15,13 @@ type rateLimiter struct {
 	every  time.Duration // time to refill one token
 	tokens float64
 	last   time.Time
-	now    func() time.Time
+	clock  Clock
 }
 
-func newRateLimiter(n int, per time.Duration) *rateLimiter {
-	return &rateLimiter{n: float64(n), every: per / time.Duration(n), tokens: float64(n), now: time.Now}
+// newRateLimiter returns a limiter reading and waiting on c (nil:
+// SystemClock).
+func newRateLimiter(n int, per time.Duration, c Clock) *rateLimiter {
+	return &rateLimiter{n: float64(n), every: per / time.Duration(n), tokens: float64(n), clock: clockOf(c)}
 }
 
 // wait blocks until a request may be made or ctx ends.
@@ -32,12 +34,8 @@ func (l *rateLimiter) wait(ctx context.Context) error {
 		if d <= 0 {
 			return nil
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := l.clock.Sleep(ctx, d); err != nil {
+			return err
 		}
 	}
 }
@@ -47,7 +45,7 @@ func (l *rateLimiter) wait(ctx context.Context) error {
 func (l *rateLimiter) reserve() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := l.now()
+	now := l.clock.Now()
 	if !l.last.IsZero() {
 		l.tokens += float64(now.Sub(l.last)) / float64(l.every)
 		if l.tokens > l.n {

@@ -149,23 +149,25 @@ type callResult struct {
 	text   string // the observation for the model
 	failed bool
 	answer bool // a successful result_as_answer call
+	// replayed: the interceptor served the result without running the tool.
+	replayed bool
 }
 
 // call runs one tool call and reports it to em.
 func (tb *toolbox) call(ctx context.Context, em emitter, at Call) callResult {
 	c := *at.ToolCall
 	agent, task := at.Agent, at.Task
-	start := time.Now()
+	start := em.now()
 	id := em.emit(ctx, Event{Kind: EventToolStarted, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments})
 	res, reason, err := tb.run(withParent(ctx, id), em, at)
 	if err != nil {
 		tb.mu.Lock()
 		tb.failures = append(tb.failures, ToolFailure{Tool: c.Name, Reason: reason, Message: res.text, Arguments: c.Arguments})
 		tb.mu.Unlock()
-		em.emit(ctx, Event{Kind: EventToolError, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Err: err, Duration: time.Since(start)})
+		em.emit(ctx, Event{Kind: EventToolError, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Err: err, Duration: em.since(start)})
 		return res
 	}
-	em.emit(ctx, Event{Kind: EventToolFinished, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Duration: time.Since(start)})
+	em.emit(ctx, Event{Kind: EventToolFinished, Parent: id, Agent: agent, Task: task, Tool: c.Name, CallID: c.ID, Arguments: c.Arguments, Result: res.text, Duration: em.since(start), Replayed: res.replayed})
 	return res
 }
 
@@ -197,7 +199,7 @@ func (tb *toolbox) run(ctx context.Context, em emitter, at Call) (callResult, st
 		}
 	}
 	at.Name = e.spec.Name
-	v, err := em.intercepted(ctx, at, func(ctx context.Context) (any, error) { return invoke(ctx, e, args) })
+	v, replayed, err := em.intercepted(ctx, at, func(ctx context.Context) (any, error) { return invoke(ctx, e, args) })
 	if err != nil {
 		var ae *ArgumentError
 		var te *ToolTimeoutError
@@ -225,7 +227,7 @@ func (tb *toolbox) run(ctx context.Context, em emitter, at Call) (callResult, st
 		tb.seen[key] = text
 	}
 	tb.mu.Unlock()
-	return callResult{text: text, answer: e.answer}, "", nil
+	return callResult{text: text, answer: e.answer, replayed: replayed}, "", nil
 }
 
 func invalidArgs(e *toolEntry, err error) (callResult, string, error) {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
@@ -206,10 +205,10 @@ func (t *turn) call(ctx context.Context, c llm.ToolCall, pos int, mu *sync.Mutex
 	}
 	raw, _ := json.Marshal(args)
 	callCtx = context.WithValue(callCtx, callerKey{}, caller{inputs: t.s.Inputs, usage: t.addUsage})
-	start := time.Now()
+	start := t.now()
 	res, err := t.intercepted(callCtx, action.Call{Kind: action.CallTool, Agent: t.def.Name, Name: c.Name, Turn: t.steps, Position: pos, ToolCall: &c},
 		func(ctx context.Context) (any, error) { return b.tool.Call(ctx, raw) })
-	latency := time.Since(start).Milliseconds()
+	latency := t.now().Sub(start).Milliseconds()
 	if err != nil {
 		msg := fmt.Sprintf("Error: the tool failed: %v", err)
 		if ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {

@@ -25,6 +25,12 @@ type Config struct {
 	// Intercept, when set, wraps every model and tool call (see
 	// action.Interceptor): to record, replay or retry them.
 	Intercept action.Interceptor
+	// Clock, when set, is read for the latencies steps report; nil is the
+	// system clock. A durable engine gives one whose readings replay.
+	Clock action.Clock
+	// NewID, when set, makes the ids of sessions opened without one; nil
+	// draws random ones. A durable engine gives one whose ids replay.
+	NewID func() string
 }
 
 // A Runner plays turns of one agent. It is safe for concurrent use by
@@ -38,6 +44,8 @@ type Runner struct {
 	events    map[string]*cel.Program
 	obs       func(Step)
 	intercept action.Interceptor
+	clock     action.Clock
+	newID     func() string
 }
 
 // boundTool is a registry tool with the agent's settings for it.
@@ -68,7 +76,8 @@ func NewRunner(def *Definition, cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{def: def, model: cfg.Model, tools: map[string]*boundTool{}, events: map[string]*cel.Program{}, obs: cfg.Observer, intercept: cfg.Intercept}
+	r := &Runner{def: def, model: cfg.Model, tools: map[string]*boundTool{}, events: map[string]*cel.Program{}, obs: cfg.Observer, intercept: cfg.Intercept,
+		clock: cfg.Clock, newID: cfg.NewID}
 	if r.prompt, err = env.CompileTemplate(def.SystemPrompt); err != nil {
 		return nil, fmt.Errorf("agent %q: system_prompt: %w", def.Name, err)
 	}
@@ -127,8 +136,11 @@ func NewRunner(def *Definition, cfg Config) (*Runner, error) {
 func (r *Runner) Definition() *Definition { return r.def }
 
 // NewSession opens a session of the agent with the inputs its system
-// prompt reads; id "" gets a random id.
+// prompt reads; id "" gets one from Config.NewID, else a random id.
 func (r *Runner) NewSession(id string, inputs map[string]any) *Session {
+	if id == "" && r.newID != nil {
+		id = r.newID()
+	}
 	if id == "" {
 		id = newID()
 	}
@@ -192,4 +204,12 @@ func (s Step) ActionEvent() (action.Event, bool) {
 		return action.Event{}, false
 	}
 	return ev, true
+}
+
+// now returns the time on the runner's clock.
+func (r *Runner) now() time.Time {
+	if r.clock == nil {
+		return time.Now()
+	}
+	return r.clock.Now()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/troupe-dev/troupe/action"
 	"github.com/troupe-dev/troupe/cel"
@@ -246,12 +245,12 @@ func (t *turn) generate(ctx context.Context) (*llm.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		start := time.Now()
+		start := t.now()
 		resp, err := t.generateOnce(ctx, req)
 		if err == nil && resp != nil {
 			t.addUsage(resp.Usage)
 			u := resp.Usage
-			t.observe(Step{Kind: "model", LatencyMS: time.Since(start).Milliseconds(), Tokens: &u})
+			t.observe(Step{Kind: "model", LatencyMS: t.now().Sub(start).Milliseconds(), Tokens: &u})
 			if err = t.usable(resp); err == nil {
 				return resp, nil
 			}
@@ -259,7 +258,7 @@ func (t *turn) generate(ctx context.Context) (*llm.Response, error) {
 		if err == nil {
 			err = errors.New("the model returned no response")
 		}
-		t.observe(Step{Kind: "model", LatencyMS: time.Since(start).Milliseconds(), Error: err.Error()})
+		t.observe(Step{Kind: "model", LatencyMS: t.now().Sub(start).Milliseconds(), Error: err.Error()})
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

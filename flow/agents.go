@@ -228,11 +228,11 @@ func (e *Engine) compileAgent(def *Definition, method string, a *Action) (execFn
 // each under its enclosing event (the outermost under the method's), and
 // passes model and tool calls through the engine's interceptors.
 func (r *run) agentOptions(ctx context.Context, method string) *action.RunOptions {
-	opts := &action.RunOptions{Stream: r.p.def.Config.Stream, ToolRound: r.e.toolRound}
+	opts := &action.RunOptions{Stream: r.p.def.Config.Stream, ToolRound: r.e.toolRound, Clock: r.e.clock}
 	if r.e.logger.Enabled(context.Background(), -4) {
 		opts.Logger = r.e.logger
 	}
-	if len(r.e.intercept) > 0 || r.budget() != nil {
+	if len(r.e.intercept) > 0 || r.budget() != nil || r.e.retry != nil {
 		opts.Intercept = r.e.interceptCalls
 	}
 	if r.events != nil {
@@ -247,7 +247,7 @@ func (r *run) agentOptions(ctx context.Context, method string) *action.RunOption
 			}
 			seqs[ev.ID] = r.events.emit(Event{Kind: EventKind(ev.Kind), Parent: parent, Method: method, Agent: ev.Agent,
 				Model: ev.Model, Tool: ev.Tool, Arguments: ev.Arguments, Task: ev.Task, CallID: ev.CallID, Text: ev.TextDelta + ev.Result, Usage: ev.Usage,
-				Err: ev.Err, Duration: ev.Duration, Skill: ev.Skill, Detail: ev.Detail})
+				Err: ev.Err, Duration: ev.Duration, Replayed: ev.Replayed, Skill: ev.Skill, Detail: ev.Detail})
 		}
 	}
 	return opts

@@ -14,6 +14,7 @@ import (
 type budgetState struct {
 	b       *Budgets
 	prices  llm.Prices
+	now     func() time.Time // the engine's clock
 	mu      sync.Mutex
 	run     spend
 	methods map[string]*spend
@@ -30,8 +31,8 @@ type spend struct {
 	start time.Time
 }
 
-func newBudgetState(b *Budgets, prices llm.Prices) *budgetState {
-	return &budgetState{b: b, prices: prices, run: spend{start: time.Now()},
+func newBudgetState(b *Budgets, prices llm.Prices, now func() time.Time) *budgetState {
+	return &budgetState{b: b, prices: prices, now: now, run: spend{start: now()},
 		methods: map[string]*spend{}, agents: map[string]*spend{}}
 }
 
@@ -56,7 +57,7 @@ func (s *budgetState) spent() llm.Usage {
 func (s *budgetState) beforeMethod(method string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.of(s.methods, method).start = now
 	if be := s.check(now, false, method, ""); be != nil {
 		return be
@@ -70,7 +71,7 @@ func (s *budgetState) beforeMethod(method string) error {
 func (s *budgetState) call(ctx context.Context, kind EffectKind, method, agent, model string,
 	next func(context.Context) (any, error)) (any, error) {
 	s.mu.Lock()
-	now := time.Now()
+	now := s.now()
 	if be := s.check(now, kind == EffectTool, method, agent); be != nil {
 		s.mu.Unlock()
 		return nil, be
@@ -103,7 +104,7 @@ func (s *budgetState) call(ctx context.Context, kind EffectKind, method, agent, 
 		sp.usage.Add(resp.Usage)
 		sp.cost += cost
 	}
-	s.check(time.Now(), false, method, agent) // remembered for the next step
+	s.check(s.now(), false, method, agent) // remembered for the next step
 	return out, err
 }
 

@@ -42,7 +42,11 @@
 // its method), so that they form a tree that maps onto trace spans. An
 // Interceptor (WithInterceptor) wraps every side effect with a stable
 // Effect: each method's action, and each model and tool call an agent
-// makes, for tracing, budgets, replays and durable execution.
+// makes, and each memory read and write it has the engine make, for
+// tracing, budgets, replays and durable execution. For replay, WithClock,
+// WithIDSource and WithModelRetries replace the clock, the run ids and the
+// providers' retries, and a call an interceptor answers from its record
+// reports a finished event marked Replayed.
 //
 // # Persistence and human feedback
 //

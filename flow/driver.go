@@ -130,7 +130,7 @@ func (e *Engine) NewDriver(def *Definition, inputs map[string]any, opts ...Drive
 	for _, cm := range p.methods {
 		cm.direct = false // every action goes through invoke, where the driver waits
 	}
-	state, id, err := p.state.initial(nil, inputs, e.logger, def.Name)
+	state, id, err := p.state.initial(nil, inputs, e.logger, def.Name, e.ids)
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,9 @@ type Engine struct {
 	workers   workers
 	intercept []Interceptor
 	toolRound action.ToolRound
+	clock     action.Clock // see WithClock; nil: the system clock
+	ids       IDSource     // see WithIDSource; nil: the program's own
+	retry     *ModelRetry  // see WithModelRetries; nil: the providers retry
 	// skills, skillScripts and skillNoLimits: see WithSkills,
 	// WithSkillScripts and WithSkillToolLimits.
 	skills        []string

@@ -82,6 +82,11 @@ type Event struct {
 	CallID string
 	Text   string
 	Usage  llm.Usage
+	// Replayed marks the finished event of a model or tool call that an
+	// interceptor answered from a record without making it (a durable
+	// engine replaying the run; see [action.Event]'s Replayed): a sink
+	// that saw the earlier attempt drops it and its Parent.
+	Replayed bool
 	// Result is set on flow_finished.
 	Result *Result
 	// Skill describes the skill of a skill_* event.

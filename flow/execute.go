@@ -67,7 +67,7 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 	var started time.Time
 	var ev int64
 	if r.events != nil {
-		started = time.Now()
+		started = r.e.now()
 		ev = r.methodEvent(MethodStarted, cm, parent, nil, nil, started)
 		ctx = withSpan(ctx, ev, parent)
 	}
@@ -99,7 +99,7 @@ func (r *run) execute(ctx context.Context, cm *cmethod, trigger any, parent int6
 //go:noinline
 func (r *run) methodDone(cm *cmethod, parent int64, d done, started time.Time) {
 	r.events.emitMethod(Event{Kind: MethodFinished, Method: cm.name, Parent: parent, Output: d.out, Outcome: d.event(),
-		Duration: time.Since(started)})
+		Duration: r.e.since(started)})
 }
 
 // beforeSide is what execute does first in runs with a runSide: refuse
@@ -135,7 +135,7 @@ func (r *run) beforeSide(ctx context.Context, cm *cmethod, rc *race) (d done, ok
 func (r *run) methodEvent(kind EventKind, cm *cmethod, parent int64, out any, err error, started time.Time) int64 {
 	ev := Event{Kind: kind, Method: cm.name, Parent: parent, Output: out, Err: err}
 	if kind != MethodStarted {
-		ev.Duration = time.Since(started)
+		ev.Duration = r.e.since(started)
 	}
 	return r.events.emitMethod(ev)
 }
@@ -265,7 +265,7 @@ func (r *run) takeResumed(method string) (any, string, bool) {
 // finishReview turns feedback on out into the method's result.
 func (r *run) finishReview(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any, feedback string) (done, error) {
 	outcome := r.e.feedbackOutcome(ctx, r, hf, feedback)
-	res := feedbackResult(cm.name, out, feedback, outcome, hf.Metadata, time.Now())
+	res := feedbackResult(cm.name, out, feedback, outcome, hf.Metadata, r.e.now())
 	r.mu.Lock()
 	r.side.lastHF = res
 	r.mu.Unlock()
@@ -279,7 +279,7 @@ func (r *run) finishReview(ctx context.Context, cm *cmethod, hf *HumanFeedback, 
 func (r *run) pause(ctx context.Context, cm *cmethod, hf *HumanFeedback, out any) error {
 	r.mu.Lock()
 	r.side.pending = &store.PendingFeedback{Method: cm.name, Message: hf.Message, Emit: hf.Emit, DefaultOutcome: hf.DefaultOutcome,
-		Output: normalize(out), Metadata: hf.Metadata, RequestedAt: time.Now().UTC()}
+		Output: normalize(out), Metadata: hf.Metadata, RequestedAt: r.e.now().UTC()}
 	r.mu.Unlock()
 	st := r.p.flowStore
 	if cm.persist != nil {
@@ -397,6 +397,7 @@ type eventLog struct {
 	mu       sync.Mutex
 	seq      int64
 	sink     func(Event)
+	now      func() time.Time // the engine's clock
 	run      string
 	flow     string
 	suppress bool
@@ -415,7 +416,7 @@ func (l *eventLog) emit(ev Event) int64 {
 	l.seq++
 	ev.Seq, ev.RunID, ev.Flow = l.seq, l.run, l.flow
 	if ev.Time.IsZero() {
-		ev.Time = time.Now()
+		ev.Time = l.now()
 	}
 	l.sink(ev)
 	return ev.Seq

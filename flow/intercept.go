@@ -16,6 +16,9 @@ const (
 	EffectMethod EffectKind = "method" // a method's action
 	EffectLLM    EffectKind = "llm"    // one model call made by an agent
 	EffectTool   EffectKind = "tool"   // one tool call made by an agent
+	// EffectMemory is one memory read (Name "recall", result []string) or
+	// write (Name "remember", result nil) the engine makes for an agent.
+	EffectMemory EffectKind = "memory"
 )
 
 // An Effect names one side effect of a run: a method's action, or one model
@@ -52,8 +55,9 @@ type Effect struct {
 
 // Key returns the effect's canonical key, "run/method#invocation" for a
 // method's action and "run/method#invocation[/scope]/kind#index" for a
-// model call ("llm#3": turn 3) or a tool call ("tool#3.2": the second call
-// of turn 3's response).
+// model call ("llm#3": turn 3), a tool call ("tool#3.2": the second call
+// of turn 3's response) or a memory read or write ("memory#2": the scope's
+// second).
 func (c Effect) Key() string {
 	b := make([]byte, 0, len(c.RunID)+len(c.Method)+len(c.Scope)+24)
 	b = append(b, c.RunID...)
@@ -123,6 +127,8 @@ type effectScope struct {
 	scope string // the Scope of calls made directly in this scope's first agent run
 	// agents counts the agent runs started in this scope.
 	agents atomic.Int32
+	// memory counts the memory effects made in this scope.
+	memory atomic.Int32
 	// budget is the run's budget state, nil when the run has none.
 	budget *budgetState
 }
@@ -188,6 +194,9 @@ func (e *Engine) interceptCalls(ctx context.Context, c action.Call, next func(co
 	kind := EffectTool
 	if c.Kind == action.CallModel {
 		kind = EffectLLM
+		if e.retry != nil {
+			next = e.retry.retried(e.clock, next)
+		}
 	}
 	eff, sc, ok := sideCall(ctx, kind, c)
 	if !ok {

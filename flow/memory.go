@@ -72,12 +72,35 @@ func truthy(v any) bool { b, _ := v.(bool); return b }
 // agentMemory lets an agent recall and remember through a flow's memory.
 // It files what it remembers itself (scope, categories, importance), so
 // remembering costs no model call.
+// Its reads and writes are effects (EffectMemory) of the method that runs
+// the agent, passed through the engine's interceptors.
 type agentMemory struct {
+	e     *Engine
 	m     *memory.Memory
 	scope string
 }
 
 func (a agentMemory) Recall(ctx context.Context, query string) ([]string, error) {
+	v, err := a.e.memoryEffect(ctx, "recall", func(ctx context.Context) (any, error) { return a.recall(ctx, query) })
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case []string:
+		return v, nil
+	case []any: // a record decoded generically
+		out := make([]string, len(v))
+		for i, s := range v {
+			out[i] = fmt.Sprint(s)
+		}
+		return out, nil
+	case nil:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("flow: an interceptor returned %T for a memory recall; want []string", v)
+}
+
+func (a agentMemory) recall(ctx context.Context, query string) ([]string, error) {
 	matches, err := a.m.Recall(ctx, memory.Query{Text: query, Limit: 5})
 	if err != nil {
 		return nil, err
@@ -90,15 +113,31 @@ func (a agentMemory) Recall(ctx context.Context, query string) ([]string, error)
 }
 
 func (a agentMemory) Remember(ctx context.Context, text string) error {
-	_, err := a.m.Remember(ctx, memory.Item{Content: text, Scope: a.scope, Categories: []string{"task_result"},
-		Importance: memory.Importance(0.5)})
+	_, err := a.e.memoryEffect(ctx, "remember", func(ctx context.Context) (any, error) {
+		_, err := a.m.Remember(ctx, memory.Item{Content: text, Scope: a.scope, Categories: []string{"task_result"},
+			Importance: memory.Importance(0.5)})
+		return nil, err
+	})
 	return err
+}
+
+// memoryEffect runs next, a memory read or write of an agent, through the
+// engine's interceptors as the next EffectMemory of ctx's scope.
+func (e *Engine) memoryEffect(ctx context.Context, name string, next func(context.Context) (any, error)) (any, error) {
+	sc, ok := ctx.Value(effectScopeKey{}).(*effectScope)
+	if !ok || len(e.intercept) == 0 {
+		return next(ctx)
+	}
+	eff := sc.call
+	eff.Kind, eff.Name, eff.Scope = EffectMemory, name, sc.scope
+	eff.Index = int(sc.memory.Add(1))
+	return e.intercepted(ctx, eff, next)
 }
 
 // withMemory sets spec.Memory when the agent (or its crew) asks for it.
 func (r *run) withMemory(spec *action.AgentSpec, wanted bool) {
 	if wanted && r.mem != nil {
-		spec.Memory = agentMemory{m: r.mem, scope: "/agent/" + memory.Slug(spec.Role)}
+		spec.Memory = agentMemory{e: r.e, m: r.mem, scope: "/agent/" + memory.Slug(spec.Role)}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"sync"
-	"time"
 
 	"github.com/troupe-dev/troupe/internal/jsondata"
 	"github.com/troupe-dev/troupe/store"
@@ -129,7 +128,7 @@ func (e *Engine) runSaved(ctx context.Context, p *Program, inputs map[string]any
 	)
 	if v, ok := inputs["id"]; ok && v != nil {
 		id = fmt.Sprint(v)
-	} else if state, id, err = p.state.initial(nil, inputs, e.logger, p.def.Name); err != nil {
+	} else if state, id, err = p.state.initial(nil, inputs, e.logger, p.def.Name, e.ids); err != nil {
 		return nil, err
 	}
 	c, ctx, err := e.claimRun(ctx, e.resumeStore(p), id)
@@ -144,7 +143,7 @@ func (e *Engine) runSaved(ctx context.Context, p *Program, inputs map[string]any
 				return nil, err
 			}
 		}
-		if state, id, err = p.state.initial(stored, inputs, e.logger, p.def.Name); err != nil {
+		if state, id, err = p.state.initial(stored, inputs, e.logger, p.def.Name, e.ids); err != nil {
 			return nil, err
 		}
 	}
@@ -175,7 +174,7 @@ func (r *run) snapshot(method string, status store.Status) *store.Snapshot {
 		FlowID: r.res.RunID, Flow: r.p.def.Name, DefinitionHash: r.p.hash.of(r.p.def), Status: status, Method: method,
 		State: maps.Clone(r.state()), Outputs: maps.Clone(r.res.Outputs),
 		Completed: append([]string(nil), r.res.Trace...), Journal: append([]store.JournalEntry(nil), r.side.journal...),
-		LastFeedback: r.side.lastHF, Pending: r.side.pending, UpdatedAt: time.Now().UTC(),
+		LastFeedback: r.side.lastHF, Pending: r.side.pending, UpdatedAt: r.e.now().UTC(),
 	}
 }
 

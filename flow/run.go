@@ -148,7 +148,7 @@ func (p *Program) run(ctx context.Context, inputs map[string]any, sink func(Even
 	if p.side {
 		return e.runSaved(ctx, p, inputs, sink)
 	}
-	state, id, err := p.state.initial(nil, inputs, e.logger, p.def.Name)
+	state, id, err := p.state.initial(nil, inputs, e.logger, p.def.Name, e.ids)
 	if err != nil {
 		return nil, err
 	}
@@ -195,11 +195,11 @@ func (r *run) start(ctx context.Context, inputs map[string]any, sink func(Event)
 		if r.side == nil {
 			r.side = new(runSide)
 		}
-		r.side.budget = newBudgetState(r.p.budgets, r.e.prices)
+		r.side.budget = newBudgetState(r.p.budgets, r.e.prices, r.e.now)
 	}
 	if sink != nil {
 		def := r.p.def
-		r.events = &eventLog{sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
+		r.events = &eventLog{now: r.e.now, sink: sink, run: r.res.RunID, flow: def.Name, suppress: def.Config.SuppressFlowEvents}
 	}
 	if ctx.Done() != nil {
 		return r.watch(ctx, inputs, sink)
@@ -215,7 +215,7 @@ func (r *run) drive(ctx context.Context, inputs map[string]any, sink func(Event)
 	var start time.Time
 	var root int64
 	if r.events != nil || debug {
-		start = time.Now()
+		start = r.e.now()
 		root = r.events.emit(Event{Kind: FlowStarted, Inputs: inputs})
 	}
 	if debug {
@@ -278,13 +278,13 @@ func (r *run) ended(ctx context.Context, ev Event, start time.Time, debug bool, 
 		return
 	}
 	if ev.Kind != "" {
-		ev.Duration = time.Since(start)
+		ev.Duration = r.e.since(start)
 		r.events.emit(ev)
 	}
 	if !debug {
 		return
 	}
-	d := time.Since(start)
+	d := r.e.since(start)
 	if key == "" {
 		r.e.logger.DebugContext(ctx, msg, "flow", r.p.def.Name, "run", r.res.RunID, "duration", d)
 		return

@@ -121,7 +121,10 @@ func onlyMissing(err error) bool {
 // when there is one).
 //
 // A stored state (restored by id) replaces the default.
-func (st *stateInit) initial(stored, inputs map[string]any, logger *slog.Logger, flowName string) (map[string]any, string, error) {
+//
+// A run not given an id gets one from src, or from st's own generator when
+// src is nil.
+func (st *stateInit) initial(stored, inputs map[string]any, logger *slog.Logger, flowName string, src IDSource) (map[string]any, string, error) {
 	if st.warn != "" {
 		logger.Warn(fmt.Sprintf("Flow %q %s", flowName, st.warn))
 	}
@@ -152,7 +155,11 @@ func (st *stateInit) initial(stored, inputs map[string]any, logger *slog.Logger,
 		}
 	}
 	if !hasID {
-		id = st.ids.next()
+		if src != nil {
+			id = src.NewID()
+		} else {
+			id = st.ids.next()
+		}
 		state["id"] = id
 	}
 	if !rest || st.schema == nil {

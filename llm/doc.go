@@ -6,7 +6,8 @@
 // No vendor type appears here. Adapters translate a [Request] into their SDK's
 // call and the SDK's answer back into a [Response]; errors from a provider are
 // reported as [*APIError] so callers can decide whether to retry with
-// [IsRetryable]. A call that runs out of its own time (see [Config.Timeout],
+// [IsRetryable]; the providers retry those themselves unless the context
+// comes from [WithoutRetries]. A call that runs out of its own time (see [Config.Timeout],
 // [DefaultTimeout] and [DefaultStreamIdleTimeout]) fails with a
 // [*TimeoutError].
 //

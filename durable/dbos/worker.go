@@ -81,7 +81,13 @@ func NewWorker(dctx transact.Context, o Options) (*Worker, error) {
 	if w.codec == nil {
 		w.codec = &durable.Codec{}
 	}
-	opts := append([]flow.Option{}, o.Engine...)
+	// h-seams: model-call retries are the engine's, inside each model
+	// call's step (the provider tries once per attempt): a step records the
+	// call's final result, retries and back-off included, and only
+	// llm.IsRetryable errors are retried, where a DBOS step retry
+	// (WithStepMaxRetries) would retry any error, a 400 too. o.Engine may
+	// set its own WithModelRetries after this one.
+	opts := append([]flow.Option{flow.WithModelRetries(flow.ModelRetry{})}, o.Engine...)
 	opts = append(opts, flow.WithToolRound(action.SequentialTools), flow.WithInterceptor(w.step))
 	w.eng = flow.NewEngine(opts...)
 	transact.RegisterWorkflow(dctx, w.run, transact.WithWorkflowName(WorkflowName))
@@ -198,8 +204,10 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
 
 // step makes every model and tool call of a driven run a DBOS step named
 // by its effect key, returning the decoded copy of its result.
+// h-seams: and every memory read and write the engine makes for agents
+// (a recall's result is recorded, so a replay sees what the run saw).
 func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Context) (any, error)) (any, error) {
-	if e.Kind != flow.EffectLLM && e.Kind != flow.EffectTool {
+	if e.Kind != flow.EffectLLM && e.Kind != flow.EffectTool && e.Kind != flow.EffectMemory {
 		return next(ctx)
 	}
 	v, ok := w.runs.Load(e.RunID)

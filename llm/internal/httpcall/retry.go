@@ -51,9 +51,12 @@ func (p Policy) withDefaults() Policy {
 // not accept, the attempts are used up, or ctx is done. Between attempts it
 // waits the backoff delay, or the server's Retry-After when the error carries
 // one. When ctx ends during a wait, Do returns the last error joined with the
-// context's error.
+// context's error. Under [llm.WithoutRetries] it makes one attempt.
 func (p Policy) Do(ctx context.Context, fn func(ctx context.Context) error) error {
 	p = p.withDefaults()
+	if llm.RetriesDisabled(ctx) {
+		p.MaxAttempts = 1
+	}
 	var err error
 	for attempt := 1; ; attempt++ {
 		if err = fn(ctx); err == nil || !llm.IsRetryable(err) || attempt >= p.MaxAttempts {
