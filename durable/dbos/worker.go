@@ -67,6 +67,9 @@ type Worker struct {
 type RunInput struct {
 	Flow   string `json:"flow"`
 	Inputs string `json:"inputs"`
+	// Hash is the flow's definition hash when the run was started ("" when
+	// unknown); a worker with another definition refuses the run. h-ops
+	Hash string `json:"hash,omitempty"`
 }
 
 // NewWorker registers the run workflow on dctx.
@@ -113,7 +116,8 @@ func (w *Worker) Start(flowName string, inputs map[string]any, runID string) (st
 	if w.queue != nil {
 		opts = append(opts, transact.WithQueue(w.queue))
 	}
-	h, err := transact.RunWorkflow(w.dctx, w.run, RunInput{Flow: flowName, Inputs: string(b)}, opts...)
+	in := RunInput{Flow: flowName, Inputs: string(b), Hash: w.flows[flowName].Hash()} // h-ops: Hash
+	h, err := transact.RunWorkflow(w.dctx, w.run, in, opts...)
 	if err != nil {
 		return "", fmt.Errorf("dbos: start run %s: %w", runID, err)
 	}
@@ -144,6 +148,9 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
 	}
 	id, err := transact.GetWorkflowID(ctx)
 	if err != nil {
+		return "", err
+	}
+	if err := checkDefinition(id, in, def); err != nil { // h-ops
 		return "", err
 	}
 	raw, err := durable.DecodeValue([]byte(in.Inputs))
