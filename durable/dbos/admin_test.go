@@ -145,7 +145,6 @@ methods:
 	}
 }
 
-
 // quietLogger keeps DBOS's logs below warnings out of test output.
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

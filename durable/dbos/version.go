@@ -62,4 +62,3 @@ func checkDefinition(runID string, in RunInput, def *flow.Definition) error {
 	}
 	return nil
 }
-
