@@ -149,3 +149,42 @@ methods:
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
+
+// TestProgress follows a run's status and events: a run that waits for
+// feedback says so, and its events are numbered in order.
+func TestProgress(t *testing.T) {
+	for dbName, newDB := range databases(t) {
+		t.Run(dbName, func(t *testing.T) {
+			url, schema := newDB(t)
+			w, _ := opsWorker(t, url, schema)
+			_, err := w.Start("Gate", nil, "gate-1")
+			require.NoError(t, err)
+			_, err = w.Pending("gate-1", 30*time.Second)
+			require.NoError(t, err)
+			st, err := w.Status("gate-1")
+			require.NoError(t, err)
+			assert.Equal(t, troupedbos.RunStatus{Phase: "waiting", Running: []string{"ask#1"}, Pending: "ask"}, st)
+			require.NoError(t, w.Feedback("gate-1", "ask", "fine"))
+			var seen []troupedbos.RunEvent
+			require.NoError(t, w.Watch(context.Background(), "gate-1", func(e troupedbos.RunEvent) error {
+				seen = append(seen, e)
+				return nil
+			}))
+			_, err = w.Result("gate-1")
+			require.NoError(t, err)
+			require.NotEmpty(t, seen)
+			for i, e := range seen {
+				assert.Equal(t, i+1, e.Seq)
+			}
+			assert.Equal(t, troupedbos.RunEvent{Seq: 1, Kind: "started", Method: "ask", Invocation: 1}, seen[0])
+			evs, err := w.Events("gate-1", 1)
+			require.NoError(t, err)
+			assert.Equal(t, seen[1:], evs)
+			st, err = w.Status("gate-1")
+			require.NoError(t, err)
+			assert.Equal(t, "done", st.Phase)
+			_, err = w.Status("nope")
+			assert.ErrorIs(t, err, troupedbos.ErrNoRun)
+		})
+	}
+}

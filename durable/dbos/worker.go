@@ -141,7 +141,9 @@ func result(c transact.Client, runID string) (any, error) {
 
 // run is the workflow of one run: the driver, fed one ready job at a time
 // in the order it hands them out, so a replay makes the same steps.
-func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
+func (w *Worker) run(ctx transact.Context, in RunInput) (_ string, err error) {
+	p := &progress{ctx: ctx}      // h-ops: status and events
+	defer func() { p.end(err) }() // h-ops
 	def, ok := w.flows[in.Flow]
 	if !ok {
 		return "", fmt.Errorf("dbos: no flow %q on this worker", in.Flow)
@@ -175,6 +177,9 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
 			return "", fmt.Errorf("dbos: run %s waits for nothing but has not finished", id)
 		}
 		j := ready[0]
+		if err := p.started(j); err != nil { // h-ops
+			return "", err
+		}
 		if j.Effect.Kind == flow.EffectFeedback {
 			answer, err := w.awaitFeedback(ctx, j)
 			if err != nil {
@@ -183,9 +188,15 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
 			if err := d.Complete(j, answer); err != nil {
 				return "", err
 			}
+			if err := p.finished(j, nil); err != nil { // h-ops
+				return "", err
+			}
 			continue
 		}
 		out, err := j.Run(ctx)
+		if perr := p.finished(j, err); perr != nil { // h-ops
+			return "", perr
+		}
 		if err != nil {
 			err = d.Fail(j, err)
 		} else {
