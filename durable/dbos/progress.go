@@ -116,10 +116,14 @@ func (c *Client) Status(id string) (RunStatus, error) { return runStatus(c.c, id
 
 // Events returns run id's events after sequence number afterSeq, without
 // waiting for more.
-func (w *Worker) Events(id string, afterSeq int) ([]RunEvent, error) { return runEvents(w.dctx, id, afterSeq) }
+func (w *Worker) Events(id string, afterSeq int) ([]RunEvent, error) {
+	return runEvents(w.dctx, id, afterSeq)
+}
 
 // Events returns run id's events after afterSeq; see [Worker.Events].
-func (c *Client) Events(id string, afterSeq int) ([]RunEvent, error) { return runEvents(c.c, id, afterSeq) }
+func (c *Client) Events(id string, afterSeq int) ([]RunEvent, error) {
+	return runEvents(c.c, id, afterSeq)
+}
 
 // Watch calls fn with each of run id's events, from the first, as they
 // come, until the run ends, ctx ends or fn returns an error.
