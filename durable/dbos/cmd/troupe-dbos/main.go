@@ -239,4 +239,3 @@ func feedbackCmd() *cobra.Command {
 	_ = cmd.MarkFlagRequired("method")
 	return cmd
 }
-
