@@ -1,5 +1,5 @@
 // Command troupe-dbos runs Troupe flows durably on DBOS Transact. The
-// troupe command hands `troupe worker|start|result|feedback|runs --dbos
+// troupe command hands `troupe worker|start|result|feedback|runs|status|watch|cancel|recover
 // DSN ...` over to it when it is on PATH.
 //
 //	troupe-dbos worker --dbos DSN [--executor ID] [--lease-ttl 30s] FLOW...
