@@ -1,6 +1,6 @@
 // Command troupe-dbos runs Troupe flows durably on DBOS Transact. The
 // troupe command hands `troupe worker|start|result|feedback|runs|status|watch|cancel|recover
-// DSN ...` over to it when it is on PATH.
+// --dbos DSN ...` over to it when it is on PATH.
 //
 //	troupe-dbos worker --dbos DSN [--executor ID] [--lease-ttl 30s] FLOW...
 //	troupe-dbos start --dbos DSN FLOW [OTHER_FLOW...] [--inputs JSON] [--id ID]
