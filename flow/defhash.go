@@ -18,19 +18,24 @@ type defHash struct {
 
 // of returns the fingerprint of def, the definition h belongs to.
 func (h *defHash) of(def *Definition) string {
-	h.once.Do(func() { h.sum = definitionHash(def) })
+	h.once.Do(func() { h.sum = def.Hash() })
 	return h.sum
 }
 
-// definitionHash fingerprints def's content: its canonical JSON document,
-// in which key order, comments and layout of the source no longer show, so
-// that any change to what the flow does changes the hash. A definition
-// that cannot be written out (a Go function body without a ref) is
-// fingerprinted by its structure: methods, triggers and action kinds.
-func definitionHash(def *Definition) string {
-	doc, err := def.JSON()
+// Hash fingerprints the definition's content (32 hex digits): its
+// canonical JSON document, in which key order, comments and layout of the
+// source no longer show, so that any change to what the flow does changes
+// the hash. A definition that cannot be written out (a Go function body
+// without a ref) is fingerprinted by its structure: methods, triggers and
+// action kinds. Snapshots record it, so that Resume can tell an edited
+// definition; durable engines bind their deployments' versions to it.
+//
+// Hash computes it anew on every call; a definition is not to be changed
+// while runs use it.
+func (d *Definition) Hash() string {
+	doc, err := d.JSON()
 	if err != nil {
-		doc = []byte(structure(def))
+		doc = []byte(structure(d))
 	}
 	sum := sha256.Sum256(doc)
 	return hex.EncodeToString(sum[:16])

@@ -12,7 +12,7 @@ import (
 // dbosCommands are the commands that, given --dbos, run on DBOS Transact
 // through the troupe-dbos command (its own Go module, so this binary does
 // not link DBOS), the way git runs its external commands.
-var dbosCommands = []string{"worker", "start", "result", "feedback", "runs"}
+var dbosCommands = []string{"worker", "start", "result", "feedback", "runs", "status", "watch", "cancel", "recover"}
 
 // dbosCommand is the external command's name.
 const dbosCommand = "troupe-dbos"

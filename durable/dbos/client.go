@@ -6,6 +6,7 @@ import (
 	transact "github.com/dbos-inc/dbos-transact-golang/dbos"
 
 	"github.com/troupe-dev/troupe/durable"
+	"github.com/troupe-dev/troupe/flow"
 )
 
 // A Client starts runs on a queue that workers serve, waits for their
@@ -26,6 +27,17 @@ func NewClient(c transact.Client, version string) *Client {
 // Enqueue starts a run of the named flow with id runID on the queue
 // (starting the same id again returns the same run).
 func (c *Client) Enqueue(queue, flowName string, inputs map[string]any, runID string) error {
+	return c.enqueue(queue, RunInput{Flow: flowName}, inputs, runID)
+}
+
+// EnqueueDefinition starts a run of def like Enqueue, recording def's
+// hash with it: a worker whose definition of the flow differs refuses
+// the run with a [DefinitionChangedError].
+func (c *Client) EnqueueDefinition(queue string, def *flow.Definition, inputs map[string]any, runID string) error {
+	return c.enqueue(queue, RunInput{Flow: def.Name, Hash: def.Hash()}, inputs, runID)
+}
+
+func (c *Client) enqueue(queue string, in RunInput, inputs map[string]any, runID string) error {
 	b, err := c.codec.EncodeValue(runID, "inputs", inputs)
 	if err != nil {
 		return err
@@ -34,7 +46,8 @@ func (c *Client) Enqueue(queue, flowName string, inputs map[string]any, runID st
 	if c.version != "" {
 		opts = append(opts, transact.WithEnqueueApplicationVersion(c.version))
 	}
-	if _, err := transact.Enqueue[string](c.c, queue, WorkflowName, RunInput{Flow: flowName, Inputs: string(b)}, opts...); err != nil {
+	in.Inputs = string(b)
+	if _, err := transact.Enqueue[string](c.c, queue, WorkflowName, in, opts...); err != nil {
 		return fmt.Errorf("dbos: enqueue run %s: %w", runID, err)
 	}
 	return nil

@@ -67,6 +67,9 @@ type Worker struct {
 type RunInput struct {
 	Flow   string `json:"flow"`
 	Inputs string `json:"inputs"`
+	// Hash is the flow's definition hash when the run was started ("" when
+	// unknown); a worker with another definition refuses the run. h-ops
+	Hash string `json:"hash,omitempty"`
 }
 
 // NewWorker registers the run workflow on dctx.
@@ -119,7 +122,8 @@ func (w *Worker) Start(flowName string, inputs map[string]any, runID string) (st
 	if w.queue != nil {
 		opts = append(opts, transact.WithQueue(w.queue))
 	}
-	h, err := transact.RunWorkflow(w.dctx, w.run, RunInput{Flow: flowName, Inputs: string(b)}, opts...)
+	in := RunInput{Flow: flowName, Inputs: string(b), Hash: w.flows[flowName].Hash()} // h-ops: Hash
+	h, err := transact.RunWorkflow(w.dctx, w.run, in, opts...)
 	if err != nil {
 		return "", fmt.Errorf("dbos: start run %s: %w", runID, err)
 	}
@@ -143,13 +147,18 @@ func result(c transact.Client, runID string) (any, error) {
 
 // run is the workflow of one run: the driver, fed one ready job at a time
 // in the order it hands them out, so a replay makes the same steps.
-func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
+func (w *Worker) run(ctx transact.Context, in RunInput) (_ string, err error) {
+	p := &progress{ctx: ctx}      // h-ops: status and events
+	defer func() { p.end(err) }() // h-ops
 	def, ok := w.flows[in.Flow]
 	if !ok {
 		return "", fmt.Errorf("dbos: no flow %q on this worker", in.Flow)
 	}
 	id, err := transact.GetWorkflowID(ctx)
 	if err != nil {
+		return "", err
+	}
+	if err := checkDefinition(id, in, def); err != nil { // h-ops
 		return "", err
 	}
 	raw, err := durable.DecodeValue([]byte(in.Inputs))
@@ -174,6 +183,9 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
 			return "", fmt.Errorf("dbos: run %s waits for nothing but has not finished", id)
 		}
 		j := ready[0]
+		if err := p.started(j); err != nil { // h-ops
+			return "", err
+		}
 		if j.Effect.Kind == flow.EffectFeedback {
 			answer, err := w.awaitFeedback(ctx, j)
 			if err != nil {
@@ -182,9 +194,15 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (string, error) {
 			if err := d.Complete(j, answer); err != nil {
 				return "", err
 			}
+			if err := p.finished(j, nil); err != nil { // h-ops
+				return "", err
+			}
 			continue
 		}
 		out, err := j.Run(ctx)
+		if perr := p.finished(j, err); perr != nil { // h-ops
+			return "", perr
+		}
 		if err != nil {
 			err = d.Fail(j, err)
 		} else {

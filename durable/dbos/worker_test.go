@@ -230,6 +230,14 @@ func child() error {
 		return err
 	}
 	defer transact.Shutdown(dctx, 5*time.Second)
+	if os.Getenv("TROUPE_DBOS_LEASE") == "1" { // h-ops: TestSweeperTakesOverAKilledWorker
+		l, err := troupedbos.StartLease(ctx, dctx, troupedbos.LeaseOptions{DatabaseURL: os.Getenv("TROUPE_DBOS_DB"),
+			Schema: os.Getenv("TROUPE_DBOS_SCHEMA"), TTL: time.Second, SweepInterval: 100 * time.Millisecond})
+		if err != nil {
+			return err
+		}
+		defer l.Stop()
+	}
 	if dead := os.Getenv("TROUPE_DBOS_RECOVER"); dead != "" {
 		ids, err := w.Recover(dead)
 		if err != nil {

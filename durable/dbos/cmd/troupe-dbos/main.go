@@ -1,12 +1,20 @@
 // Command troupe-dbos runs Troupe flows durably on DBOS Transact. The
-// troupe command hands `troupe worker|start|result|feedback|runs --dbos
-// DSN ...` over to it when it is on PATH.
+// troupe command hands `troupe worker|start|result|feedback|runs|status|watch|cancel|recover
+// --dbos DSN ...` over to it when it is on PATH.
 //
-//	troupe-dbos worker --dbos DSN [--executor ID] FLOW...
-//	troupe-dbos start --dbos DSN FLOW [--inputs JSON] [--id ID]
+//	troupe-dbos worker --dbos DSN [--executor ID] [--lease-ttl 30s] FLOW...
+//	troupe-dbos start --dbos DSN FLOW [OTHER_FLOW...] [--inputs JSON] [--id ID]
 //	troupe-dbos result --dbos DSN ID
 //	troupe-dbos feedback --dbos DSN ID --method M --feedback TEXT
-//	troupe-dbos runs --dbos DSN
+//	troupe-dbos runs --dbos DSN [--status S] [--flow F] [--limit N]
+//	troupe-dbos status --dbos DSN ID
+//	troupe-dbos watch --dbos DSN ID
+//	troupe-dbos cancel --dbos DSN ID
+//	troupe-dbos recover --dbos DSN EXECUTOR...
+//
+// Workers and clients share an application version: by default one
+// derived from the definitions of the flows given (troupedbos.AppVersion),
+// so a start must name the same flow files as the workers serve.
 //
 // DSN is a PostgreSQL URL (postgres://...) or, for one machine,
 // sqlite:///path/to/file.db.
@@ -46,7 +54,7 @@ type common struct {
 func (c *common) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.dsn, "dbos", "", "the DBOS system database: postgres://... or sqlite:///file.db")
 	cmd.Flags().StringVar(&c.app, "app", "troupe", "the DBOS application name")
-	cmd.Flags().StringVar(&c.version, "app-version", "troupe", "the application version workers and clients share")
+	cmd.Flags().StringVar(&c.version, "app-version", "", "the application version workers and clients share (default: derived from the flows' definitions)")
 	cmd.Flags().StringVar(&c.queue, "queue", "troupe-runs", "the queue runs go on")
 	_ = cmd.MarkFlagRequired("dbos")
 }
@@ -64,7 +72,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(workerCmd(), startCmd(), resultCmd(), feedbackCmd(), runsCmd())
+	root.AddCommand(workerCmd(), startCmd(), resultCmd(), feedbackCmd(), runsCmd(),
+		statusCmd(), watchCmd(), cancelCmd(), recoverCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(stderr, "troupe-dbos:", err)
 		return 1
@@ -76,15 +85,19 @@ func workerCmd() *cobra.Command {
 	var c common
 	var executor, llmScript string
 	var concurrency int
+	var leaseTTL, sweepEvery time.Duration
 	cmd := &cobra.Command{Use: "worker --dbos DSN FLOW...", Short: "Serve runs of the given flows", Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
+			defs, err := loadFlows(files)
+			if err != nil {
+				return err
+			}
 			flows := map[string]*flow.Definition{}
-			for _, f := range files {
-				def, err := flow.Load(f)
-				if err != nil {
-					return err
-				}
+			for _, def := range defs {
 				flows[def.Name] = def
+			}
+			if c.version == "" {
+				c.version = troupedbos.AppVersion("troupe", defs...)
 			}
 			opts := []flow.Option{flow.WithModels(providers.Default(os.Getenv))}
 			if m := providers.DefaultModel(os.Getenv); m != "" {
@@ -109,7 +122,16 @@ func workerCmd() *cobra.Command {
 			if err := transact.Launch(dctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "troupe-dbos: worker %s serving %d flows on queue %s\n", executor, len(flows), c.queue)
+			if leaseTTL > 0 {
+				l, err := troupedbos.StartLease(ctx, dctx, troupedbos.LeaseOptions{DatabaseURL: c.dsn, TTL: leaseTTL,
+					SweepInterval: sweepEvery, Logger: logger()})
+				if err != nil {
+					return err
+				}
+				defer l.Stop()
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "troupe-dbos: worker %s (version %s) serving %d flows on queue %s\n",
+				executor, c.version, len(flows), c.queue)
 			<-ctx.Done()
 			return transact.Shutdown(dctx, 30*time.Second)
 		}}
@@ -117,6 +139,8 @@ func workerCmd() *cobra.Command {
 	cmd.Flags().StringVar(&executor, "executor", hostname(), "this worker's executor id (stable per machine)")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 10, "runs this worker runs at once")
 	cmd.Flags().StringVar(&llmScript, "llm-script", "", "answer model calls from a fake script (for tests)")
+	cmd.Flags().DurationVar(&leaseTTL, "lease-ttl", 30*time.Second, "the executor lease: once it expires another worker takes this one's runs over (0: no lease)")
+	cmd.Flags().DurationVar(&sweepEvery, "sweep-interval", 0, "how often the lease is renewed and expired ones looked for (default: lease-ttl/3)")
 	return cmd
 }
 
@@ -136,11 +160,16 @@ func hostname() string {
 func startCmd() *cobra.Command {
 	var c common
 	var inputs, id string
-	cmd := &cobra.Command{Use: "start --dbos DSN FLOW", Short: "Start a run and print its id", Args: cobra.ExactArgs(1),
+	cmd := &cobra.Command{Use: "start --dbos DSN FLOW [OTHER_FLOW...]", Short: "Start a run of FLOW and print its id (the other flows are the rest of the workers' flows, for the version)",
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			def, err := flow.Load(args[0])
+			defs, err := loadFlows(args)
 			if err != nil {
 				return err
+			}
+			def := defs[0]
+			if c.version == "" {
+				c.version = troupedbos.AppVersion("troupe", defs...)
 			}
 			in := map[string]any{}
 			if inputs != "" {
@@ -161,7 +190,7 @@ func startCmd() *cobra.Command {
 				return err
 			}
 			defer transact.Shutdown(dc, 5*time.Second)
-			if err := cl.Enqueue(c.queue, def.Name, in, id); err != nil {
+			if err := cl.EnqueueDefinition(c.queue, def, in, id); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), id)
@@ -208,27 +237,5 @@ func feedbackCmd() *cobra.Command {
 	cmd.Flags().StringVar(&method, "method", "", "the method whose feedback this answers")
 	cmd.Flags().StringVar(&text, "feedback", "", "the answer")
 	_ = cmd.MarkFlagRequired("method")
-	return cmd
-}
-
-func runsCmd() *cobra.Command {
-	var c common
-	cmd := &cobra.Command{Use: "runs --dbos DSN", Short: "List runs", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			dc, err := transact.NewClient(cmd.Context(), transact.ClientConfig{DatabaseURL: c.dsn, AppName: c.app, Logger: logger()})
-			if err != nil {
-				return err
-			}
-			defer transact.Shutdown(dc, 5*time.Second)
-			runs, err := transact.ListWorkflows(dc, transact.WithFilterName(troupedbos.WorkflowName))
-			if err != nil {
-				return err
-			}
-			for _, r := range runs {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\t%s\n", r.ID, r.Status, r.ExecutorID)
-			}
-			return nil
-		}}
-	c.bind(cmd)
 	return cmd
 }

@@ -34,7 +34,7 @@ func TestStartResultRuns(t *testing.T) {
 	def, err := flow.Load(file)
 	require.NoError(t, err)
 	dctx, err := transact.NewContext(context.Background(), transact.Config{AppName: "troupe", DatabaseURL: url,
-		ApplicationVersion: "troupe", ExecutorID: "test", Logger: logger()})
+		ApplicationVersion: troupedbos.AppVersion("troupe", def), ExecutorID: "test", Logger: logger()})
 	require.NoError(t, err)
 	_, err = troupedbos.NewWorker(dctx, troupedbos.Options{Flows: map[string]*flow.Definition{"Smoke": def}, Queue: "troupe-runs"})
 	require.NoError(t, err)
@@ -50,5 +50,17 @@ func TestStartResultRuns(t *testing.T) {
 		assert.Equal(t, "t1\n", cli("start", "--dbos", url, file, "--inputs", `{"n": 20}`, "--id", "t1"))
 	}
 	assert.Equal(t, "42\n", cli("result", "--dbos", url, "t1"))
-	assert.Equal(t, "t1\tSUCCESS\ttest\n", cli("runs", "--dbos", url))
+	assert.Regexp(t, `^t1\tSmoke\tSUCCESS\ttest\t\d{4}-\d\d-\d\dT[0-9:]+Z\n$`, cli("runs", "--dbos", url))
+	assert.Empty(t, cli("runs", "--dbos", url, "--flow", "Other"))
+	assert.Empty(t, cli("runs", "--dbos", url, "--status", "PENDING"))
+	assert.Equal(t, `{"phase":"done"}`+"\n", cli("status", "--dbos", url, "t1"))
+	assert.Equal(t, `{"seq":1,"kind":"started","method":"a","invocation":1}`+"\n"+
+		`{"seq":2,"kind":"finished","method":"a","invocation":1}`+"\n"+
+		`{"seq":3,"kind":"started","method":"b","invocation":1}`+"\n"+
+		`{"seq":4,"kind":"finished","method":"b","invocation":1}`+"\n", cli("watch", "--dbos", url, "t1"))
+	assert.Empty(t, cli("recover", "--dbos", url, "gone-executor"))
+	assert.Empty(t, cli("cancel", "--dbos", url, "t1"), "a finished run: nothing to cancel")
+	var out, errb bytes.Buffer
+	assert.Equal(t, 1, run([]string{"cancel", "--dbos", url, "nope"}, &out, &errb))
+	assert.Equal(t, "troupe-dbos: dbos: no such run: nope\n", errb.String())
 }
