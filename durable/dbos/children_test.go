@@ -81,8 +81,11 @@ func launch(t *testing.T, url, schema, exec string, g *gate, o troupedbos.Option
 		DatabaseSchema: schema, ApplicationVersion: "test-v1", ExecutorID: exec})
 	require.NoError(t, err)
 	model := fake.New(fake.Match("Answer as R1", fake.Text("one")), fake.Match("Answer as R2", fake.Text("two")), fake.Match("Answer as R3", fake.Text("three")))
-	o.Flows = map[string]*flow.Definition{"Fan": fan, "Race": race}
-	o.Engine = []flow.Option{flow.WithLLM(gatedModel{Model: model, g: g, worker: exec})}
+	if o.Flows == nil {
+		o.Flows = map[string]*flow.Definition{}
+	}
+	o.Flows["Fan"], o.Flows["Race"] = fan, race
+	o.Engine = append(o.Engine, flow.WithLLM(gatedModel{Model: model, g: g, worker: exec}))
 	w, err := troupedbos.NewWorker(dctx, o)
 	require.NoError(t, err)
 	require.NoError(t, transact.Launch(dctx))
@@ -157,6 +160,66 @@ func TestOrRaceCancelsTheLoser(t *testing.T) {
 			st, err = h.GetStatus()
 			require.NoError(t, err)
 			assert.Equal(t, transact.WorkflowStatusSuccess, st.Status)
+		})
+	}
+}
+
+// stateFlow has code handlers change the state in a child workflow: the
+// changes come back as patches that later methods read.
+const stateFlow = `
+schema: crewai.flow/v1
+name: State
+state: {type: dict, default: {n: 1}}
+methods:
+  bump: {start: true, do: {call: code, ref: bump}}
+  drop: {listen: bump, do: {call: code, ref: drop}}
+  report: {listen: drop, do: {call: expression, expr: "string(state.n) + ':' + string('gone' in state) + ':' + string(outputs.bump)"}}
+`
+
+// TestCodeHandlersPatchTheState runs code handlers as child workflows:
+// what they set and delete reaches the run's state, each is called once,
+// and the run's output is an in-process run's.
+func TestCodeHandlersPatchTheState(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[string]int{}
+	count := func(m string) {
+		mu.Lock()
+		calls[m]++
+		mu.Unlock()
+	}
+	opts := []flow.Option{
+		flow.WithCode("bump", func(_ context.Context, in flow.Input) (any, error) {
+			count("bump")
+			in.State.Set("n", in.State.Value("n").(int64)+41)
+			in.State.Set("gone", true)
+			return int64(7), nil
+		}),
+		flow.WithCode("drop", func(_ context.Context, in flow.Input) (any, error) {
+			count("drop")
+			in.State.Delete("gone")
+			return nil, nil
+		}),
+	}
+	def, err := flow.Parse([]byte(stateFlow), "state.yaml")
+	require.NoError(t, err)
+	want, err := flow.NewEngine(opts...).Run(context.Background(), def, nil)
+	require.NoError(t, err)
+	for dbName, newDB := range databases(t) {
+		t.Run(dbName, func(t *testing.T) {
+			mu.Lock()
+			clear(calls)
+			mu.Unlock()
+			url, schema := newDB(t)
+			_, w := launch(t, url, schema, "worker-1", newGate(1), troupedbos.Options{Flows: map[string]*flow.Definition{"State": def}, Engine: opts})
+			id, err := w.Start("State", nil, "state-1")
+			require.NoError(t, err)
+			out, err := w.Result(id)
+			require.NoError(t, err)
+			assert.Equal(t, "42:false:7", want.Output)
+			assert.Equal(t, want.Output, out)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, map[string]int{"bump": 1, "drop": 1}, calls)
 		})
 	}
 }
