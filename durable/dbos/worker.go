@@ -16,6 +16,9 @@ package dbos
 import (
 	"context"
 	"fmt"
+	"iter"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,6 +47,13 @@ type Options struct {
 	// puts runs on it, so any worker serving it may take them.
 	Queue             string
 	WorkerConcurrency int
+	// MethodQueue, when set, is the name of a DBOS queue for method
+	// invocations (child workflows): every worker that serves it may take
+	// a run's methods, so an AND fan-out spreads over workers (at most
+	// MethodConcurrency at once on this worker, 10 when zero). Without it
+	// a run's methods run on the run's worker, still concurrently.
+	MethodQueue       string
+	MethodConcurrency int
 	// FeedbackWait is how long a run waits for a person's answer (30
 	// days when zero).
 	FeedbackWait time.Duration
@@ -57,8 +67,11 @@ type Worker struct {
 	codec *durable.Codec
 	wait  time.Duration
 	queue transact.Queue
-	// runs maps a run id to its workflow context while the run is driven
-	// here, for the steps of its effects.
+	// methodQueue serves method invocations (h-child); nil runs them
+	// unqueued on the run's worker.
+	methodQueue transact.Queue
+	// runs maps a method invocation's key to its workflow context while
+	// it runs here, for the steps of its effects.
 	runs sync.Map
 }
 
@@ -94,6 +107,18 @@ func NewWorker(dctx transact.Context, o Options) (*Worker, error) {
 	opts = append(opts, flow.WithToolRound(action.SequentialTools), flow.WithInterceptor(w.step))
 	w.eng = flow.NewEngine(opts...)
 	transact.RegisterWorkflow(dctx, w.run, transact.WithWorkflowName(WorkflowName))
+	transact.RegisterWorkflow(dctx, w.method, transact.WithWorkflowName(MethodWorkflowName)) // h-child: child.go
+	if o.MethodQueue != "" {
+		n := o.MethodConcurrency
+		if n <= 0 {
+			n = 10
+		}
+		q, err := transact.RegisterQueue(dctx, o.MethodQueue, transact.WithWorkerConcurrency(n))
+		if err != nil {
+			return nil, fmt.Errorf("dbos: method queue %q: %w", o.MethodQueue, err)
+		}
+		w.methodQueue = q
+	}
 	if o.Queue != "" {
 		n := o.WorkerConcurrency
 		if n <= 0 {
@@ -145,8 +170,13 @@ func result(c transact.Client, runID string) (any, error) {
 	return durable.DecodeResult([]byte(out))
 }
 
-// run is the workflow of one run: the driver, fed one ready job at a time
-// in the order it hands them out, so a replay makes the same steps.
+// run is the workflow of one run: the driver, whose effectful jobs run as
+// child workflows (child.go) that report their outcomes to the run's
+// inbox. The run starts every ready job, then takes outcomes one at a
+// time with Recv: DBOS records each received message, so a replayed run
+// sees the outcomes in the same order and makes the same decisions.
+// Expressions run inline (they are pure and read only recorded data);
+// human feedback waits on the inbox too.
 func (w *Worker) run(ctx transact.Context, in RunInput) (_ string, err error) {
 	p := &progress{ctx: ctx}      // h-ops: status and events
 	defer func() { p.end(err) }() // h-ops
@@ -170,47 +200,61 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (_ string, err error) {
 		inputs = map[string]any{}
 	}
 	inputs["id"] = id
-	w.runs.Store(id, ctx)
-	defer w.runs.Delete(id)
-	d, err := w.eng.NewDriver(def, inputs)
+	d, err := w.eng.NewDriver(def, inputs, flow.InlineJobs(func(e flow.Effect) bool {
+		m := def.Method(e.Method)
+		return m != nil && m.Do != nil && m.Do.Call == flow.CallExpression
+	}))
 	if err != nil {
 		return "", err
 	}
 	defer d.Stop()
+	started := map[string]bool{} // the child workflows started and not yet reported
 	for !d.Done() {
 		ready := d.Ready()
 		if len(ready) == 0 {
 			return "", fmt.Errorf("dbos: run %s waits for nothing but has not finished", id)
 		}
-		j := ready[0]
-		if err := p.started(j); err != nil { // h-ops
-			return "", err
+		var fb *flow.Job
+		for _, j := range ready {
+			key := j.Effect.Key()
+			switch {
+			case j.Effect.Kind == flow.EffectFeedback:
+				if fb == nil {
+					fb = j
+					if err := p.started(j); err != nil { // h-ops
+						return "", err
+					}
+				}
+			case !started[key]:
+				if err := p.started(j); err != nil { // h-ops
+					return "", err
+				}
+				if err := w.startMethod(ctx, d, j); err != nil {
+					return "", err
+				}
+				started[key] = true
+			}
 		}
-		if j.Effect.Kind == flow.EffectFeedback {
-			answer, err := w.awaitFeedback(ctx, j)
+		if fb != nil {
+			answer, err := w.awaitFeedback(ctx, fb)
 			if err != nil {
 				return "", err
 			}
-			if err := d.Complete(j, answer); err != nil {
+			if err := d.Complete(fb, answer); err != nil {
 				return "", err
 			}
-			if err := p.finished(j, nil); err != nil { // h-ops
+			if err := p.finished(fb, nil); err != nil { // h-ops
 				return "", err
 			}
-			continue
-		}
-		out, err := j.Run(ctx)
-		if perr := p.finished(j, err); perr != nil { // h-ops
-			return "", perr
-		}
-		if err != nil {
-			err = d.Fail(j, err)
-		} else {
-			err = d.Complete(j, out)
-		}
-		if err != nil {
+		} else if err := w.takeOutcome(ctx, d, p, ready, started); err != nil {
 			return "", err
 		}
+		for _, j := range d.Cancelled() {
+			w.cancelMethod(ctx, j.Effect.Key(), started)
+		}
+	}
+	for key := range sortedKeys(started) {
+		w.cancelMethod(ctx, key, started)
 	}
 	res, err := d.Result()
 	if err != nil {
@@ -218,6 +262,49 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (_ string, err error) {
 	}
 	b, err := w.codec.EncodeResult(id, res.Output)
 	return string(b), err
+}
+
+// takeOutcome waits for the next outcome a method reports and gives it to
+// the driver; an outcome of a job no longer waiting (a cancelled loser
+// that finished anyway) is dropped.
+func (w *Worker) takeOutcome(ctx transact.Context, d *flow.Driver, p *progress, ready []*flow.Job, started map[string]bool) error {
+	msg, err := transact.Recv[methodDone](ctx, doneTopic, w.wait)
+	if err != nil {
+		return fmt.Errorf("dbos: wait for the methods' outcomes: %w", err)
+	}
+	delete(started, msg.Key)
+	for _, j := range ready {
+		if j.Effect.Key() != msg.Key || j.Effect.Kind != flow.EffectMethod {
+			continue
+		}
+		out, patch, err := outcome(msg)
+		if perr := p.finished(j, err); perr != nil { // h-ops
+			return perr
+		}
+		if err != nil {
+			return d.Fail(j, err)
+		}
+		j.Patch = patch
+		return d.Complete(j, out)
+	}
+	return nil
+}
+
+// cancelMethod cancels the child workflow of a job whose outcome is no
+// longer wanted. It is best effort: a child that already ended stays as
+// it ended.
+func (w *Worker) cancelMethod(ctx transact.Context, key string, started map[string]bool) {
+	if !started[key] {
+		return
+	}
+	delete(started, key)
+	_ = transact.CancelWorkflow(ctx, key)
+}
+
+// sortedKeys returns m's keys in order, so that a replay cancels in the
+// same order.
+func sortedKeys(m map[string]bool) iter.Seq[string] {
+	return slices.Values(slices.Sorted(maps.Keys(m)))
 }
 
 // step makes every model and tool call of a driven run a DBOS step named
@@ -228,7 +315,7 @@ func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Cont
 	if e.Kind != flow.EffectLLM && e.Kind != flow.EffectTool && e.Kind != flow.EffectMemory {
 		return next(ctx)
 	}
-	v, ok := w.runs.Load(e.RunID)
+	v, ok := w.runs.Load(flow.Effect{RunID: e.RunID, Method: e.Method, Invocation: e.Invocation, Kind: flow.EffectMethod}.Key())
 	if !ok {
 		return next(ctx)
 	}
@@ -251,7 +338,8 @@ func (w *Worker) step(ctx context.Context, e flow.Effect, next func(context.Cont
 // Recover resumes the unfinished runs of the given executors (workers
 // that died and will not come back under the same executor id) on the
 // DBOS queues, where any live worker takes them, and returns their ids.
-// Steps they recorded are not run again.
+// Steps they recorded are not run again; the method invocations they had
+// under way are resumed too.
 func (w *Worker) Recover(executorIDs ...string) ([]string, error) {
 	return recoverRuns(w.dctx, executorIDs)
 }
@@ -261,7 +349,7 @@ func recoverRuns(c transact.Client, executorIDs []string) ([]string, error) {
 		return nil, nil
 	}
 	runs, err := transact.ListWorkflows(c, transact.WithFilterStatus(transact.WorkflowStatusPending),
-		transact.WithFilterExecutorIDs(executorIDs...), transact.WithFilterName(WorkflowName))
+		transact.WithFilterExecutorIDs(executorIDs...), transact.WithFilterName(WorkflowName, MethodWorkflowName)) // h-child: and their methods
 	if err != nil {
 		return nil, fmt.Errorf("dbos: list the runs of %v: %w", executorIDs, err)
 	}
@@ -270,7 +358,9 @@ func recoverRuns(c transact.Client, executorIDs []string) ([]string, error) {
 		if _, err := transact.ResumeWorkflow[string](c, r.ID); err != nil {
 			return ids, fmt.Errorf("dbos: resume run %s: %w", r.ID, err)
 		}
-		ids = append(ids, r.ID)
+		if r.Name != MethodWorkflowName { // h-child: a run's methods are resumed with it, not listed
+			ids = append(ids, r.ID)
+		}
 	}
 	return ids, nil
 }

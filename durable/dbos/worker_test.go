@@ -483,7 +483,12 @@ func TestKilledDuringAFanOutIntoAnAndJoin(t *testing.T) {
 		t.Run(dbName, func(t *testing.T) {
 			out, counts := killAndRecover(t, newDB, "Fan", "TROUPE_DBOS_KILL_ROLE=R2")
 			assert.JSONEq(t, `"onetwothree"`, string(out))
-			assert.Equal(t, map[string]int{"R1": 1, "R2": 2, "R3": 1}, counts)
+			// h-child: the three agents run at once, so R1 and R3 may be
+			// in flight at the kill (then asked twice); R2 always is.
+			assert.Equal(t, 2, counts["R2"])
+			assert.LessOrEqual(t, counts["R1"], 2)
+			assert.LessOrEqual(t, counts["R3"], 2)
+			assert.Len(t, counts, 3)
 		})
 	}
 }
@@ -496,7 +501,13 @@ func TestKilledAfterAnOrRaceWasWon(t *testing.T) {
 		t.Run(dbName, func(t *testing.T) {
 			out, counts := killAndRecover(t, newDB, "Race", "TROUPE_DBOS_KILL_ROLE=R3")
 			assert.JSONEq(t, `"three"`, string(out))
-			assert.Equal(t, map[string]int{"R1": 1, "R3": 2}, counts)
+			// h-child: the racers run at once; either may win, and the
+			// loser's call may be made (once) before it is cancelled.
+			// Neither is asked again after the kill.
+			assert.LessOrEqual(t, counts["R1"], 1)
+			assert.LessOrEqual(t, counts["R2"], 1)
+			assert.GreaterOrEqual(t, counts["R1"]+counts["R2"], 1)
+			assert.Equal(t, 2, counts["R3"])
 		})
 	}
 }
