@@ -110,6 +110,7 @@ func killAndRecover(t *testing.T, newDB func(*testing.T) (string, string), kc ki
 	assert.Equal(t, inProcess(t, kc.flow), got, "the output of an in-process run")
 
 	calls := srv.Calls()
+	t.Logf("requests by effect key: %v", calls)
 	assert.Zero(t, calls[""], "requests without an effect key")
 	for k := range finished {
 		if calls[k] > 0 { // model and tool calls, not the worker's own steps
