@@ -96,6 +96,22 @@ func (p *progress) finished(j *flow.Job, err error) error {
 	return p.publish(RunStatus{Phase: "running"})
 }
 
+// inline records the invocations the driver ran itself since the last
+// call (pure expressions: they start and finish within one decision) and
+// empties the list.
+func (p *progress) inline(effects *[]flow.Effect) error {
+	for _, e := range *effects {
+		if err := p.event("started", e, nil); err != nil {
+			return err
+		}
+		if err := p.event("finished", e, nil); err != nil {
+			return err
+		}
+	}
+	*effects = (*effects)[:0]
+	return nil
+}
+
 // end publishes the run's last status and closes its event stream.
 func (p *progress) end(err error) {
 	st := RunStatus{Phase: "done"}

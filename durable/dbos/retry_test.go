@@ -117,7 +117,7 @@ func TestWorkerStepsMemoryEffects(t *testing.T) {
 	out, err := w.Result("run-1")
 	require.NoError(t, err)
 	assert.Equal(t, "Poseidonia.", flow.Data(out).(map[string]any)["raw"])
-	steps, err := transact.GetWorkflowSteps(dctx, "run-1")
+	steps, err := transact.GetWorkflowSteps(dctx, "run-1/ask#1") // the method runs as a child workflow
 	require.NoError(t, err)
 	var names []string
 	for _, s := range steps {

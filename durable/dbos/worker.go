@@ -200,11 +200,21 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (_ string, err error) {
 		inputs = map[string]any{}
 	}
 	inputs["id"] = id
+	// inlined collects the invocations the driver ran itself, for the
+	// run's progress events (it calls the predicate once a job, in order).
+	var inlined []flow.Effect
 	d, err := w.eng.NewDriver(def, inputs, flow.InlineJobs(func(e flow.Effect) bool {
 		m := def.Method(e.Method)
-		return m != nil && m.Do != nil && m.Do.Call == flow.CallExpression
+		ok := m != nil && m.Do != nil && m.Do.Call == flow.CallExpression
+		if ok {
+			inlined = append(inlined, e)
+		}
+		return ok
 	}))
 	if err != nil {
+		return "", err
+	}
+	if err := p.inline(&inlined); err != nil {
 		return "", err
 	}
 	defer d.Stop()
@@ -247,6 +257,9 @@ func (w *Worker) run(ctx transact.Context, in RunInput) (_ string, err error) {
 				return "", err
 			}
 		} else if err := w.takeOutcome(ctx, d, p, ready, started); err != nil {
+			return "", err
+		}
+		if err := p.inline(&inlined); err != nil {
 			return "", err
 		}
 		for _, j := range d.Cancelled() {

@@ -24,6 +24,10 @@
 //		})
 //	}
 //
+// A server given a Respond function answers each call from the call
+// itself (its messages, a header) instead of a queue, for tests whose calls
+// come in no fixed order.
+//
 // Start with [Run] (suite.go) for an adapter's conformance, and the
 // loopback servers (openai_server.go, anthropic_server.go).
 //

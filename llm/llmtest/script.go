@@ -19,6 +19,19 @@ type script struct {
 	mu       sync.Mutex
 	replies  []Reply
 	received []Received
+	respond  func(Received) Reply
+}
+
+// Respond makes the server answer every call with f's reply to it instead
+// of the queued replies, so that answers follow from the requests (their
+// messages, or a header the client sets) however calls interleave. f runs
+// on the call's own goroutine, concurrently with other calls, and may
+// block; a reply with Silent or Hang holds the call open until the client
+// goes away. Respond(nil) returns to the queue.
+func (s *script) Respond(f func(Received) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = f
 }
 
 // Push implements [Server].
@@ -35,13 +48,18 @@ func (s *script) Received() []Received {
 	return append([]Received(nil), s.received...)
 }
 
-// next records a call and pops its reply; ok is false when none is queued.
-// It returns the record's index for later updates.
+// next records a call and pops its reply, or asks the Respond function
+// for it; ok is false when neither gives one. It returns the record's
+// index for later updates.
 func (s *script) next(rec Received) (r Reply, idx int, ok bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.received = append(s.received, rec)
 	idx = len(s.received) - 1
+	if f := s.respond; f != nil {
+		s.mu.Unlock()
+		return f(rec), idx, true
+	}
+	defer s.mu.Unlock()
 	if len(s.replies) == 0 {
 		return Reply{}, idx, false
 	}
