@@ -179,9 +179,15 @@ func (c *Connector) dial(ctx context.Context, s *session, timeout time.Duration)
 		cause = context.Cause(ctx)
 	}
 	stop()
-	if r := <-done; r.cs != nil {
-		_ = r.cs.Close()
-	}
+	// Connect returns once its context is cancelled, but on a transport
+	// that never answers it may wait in its own cleanup until the
+	// transport closes: close what it gives in the background, so that a
+	// timed-out dial returns at once instead of hanging with it.
+	go func() {
+		if r := <-done; r.cs != nil {
+			_ = r.cs.Close()
+		}
+	}()
 	return nil, nil, cause
 }
 
